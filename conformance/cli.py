@@ -1,0 +1,541 @@
+"""The ``kodex`` command line (``kodex = conformance.cli:main``; also
+``python -m conformance``).
+
+Subcommands:
+
+``clauses [--section N] [--part P] [--json]``
+    the clause catalog as a table (id, title, section, part, line) or a JSON
+    array of clauses.
+``clause ID [paths…]``
+    one clause: title, section title, source:line, text, and the corpus cases
+    citing it (as ``clause`` or in ``also``) with their file:line.
+``check [paths…]``
+    load and validate cases without running them; exit 2 on input errors.
+``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
+[--json FILE] [--xfail FILE] [--timeout S] [-q] [--coverage]``
+    run cases in-process (reference engine) or through an implementation
+    speaking protocol 1; exit 0 when everything passes (skips and xfails
+    allowed), 1 on any fail/error/timeout/xpass, 2 on invalid input (the valid
+    cases still run).
+``serve [--ruleset NAME]``
+    the reference engine speaking protocol 1 on stdin/stdout.
+``coverage [paths…] [--impl COMMAND] [--results FILE] [--out DIR]``
+    clause coverage per Kódex title and part; writes ``coverage.md`` and
+    ``coverage.json`` (default directory ``reports/``).
+``diff OLD.json NEW.json [--json [FILE]]``
+    compare two results files; exit 1 when a case that passed no longer does.
+``prove …``, ``fuzz …``
+    delegated to ``properties.prove.main`` / ``properties.fuzz.main``
+    (imported only when used).
+
+Paths default to the corpus, ``conformance/corpus``; a directory stands for
+every ``*.yaml``/``*.yml`` file under it.
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Iterable
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
+STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
+         "timeout": "bold magenta", "skip": "yellow", "xfail": "cyan",
+         "xpass": "bold red reverse"}
+LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "timeout": "TIMEOUT",
+         "skip": "SKIP", "xfail": "XFAIL", "xpass": "XPASS"}
+
+
+class CLIError(Exception):
+    """A problem reported as one red line and exit status 2."""
+
+
+def _console(stderr: bool = False) -> Console:
+    c = Console(stderr=stderr, highlight=False)
+    if not c.is_terminal:
+        c = Console(stderr=stderr, highlight=False, width=max(c.width, 120))
+    return c
+
+
+# --------------------------------------------------------------------------
+# loading and selecting cases
+
+def expand_paths(paths: Iterable[str] | None) -> tuple[list[Path], list[str]]:
+    """Files to load (directories expanded) and messages for missing paths."""
+    files: list[Path] = []
+    missing: list[str] = []
+    for p in (list(paths) if paths else [str(CORPUS_DIR)]):
+        path = Path(p)
+        if path.is_dir():
+            files.extend(sorted(f for f in path.rglob("*")
+                                if f.is_file() and f.suffix in (".yaml", ".yml")))
+        elif path.exists():
+            files.append(path)
+        else:
+            missing.append(f"{p}: no such file or directory")
+    return files, missing
+
+
+def _catalog_or_none():
+    try:
+        from conformance.catalog import load_catalog
+        return load_catalog()
+    except ImportError:
+        return None
+
+
+def load_cases(paths, catalog=None):
+    """(cases, error messages) for the given paths."""
+    try:
+        from conformance.loader import load_files
+    except ImportError as exc:
+        raise CLIError(f"the case loader (conformance.loader) is not available: {exc}")
+
+    files, missing = expand_paths(paths)
+    if catalog is None:
+        catalog = _catalog_or_none()
+    result = load_files(files, catalog=catalog) if files else None
+    cases = list(result.cases) if result else []
+    errors = missing + ([str(e) for e in result.errors] if result else [])
+    return cases, errors
+
+
+def _print_errors(console: Console, errors: list[str]) -> None:
+    for e in errors:
+        console.print(Text(e, style="red"), soft_wrap=True)
+
+
+def clause_matches(cid: str, prefix: str) -> bool:
+    """``cid`` is ``prefix`` or under it: whole dotted components for Kódex
+    numbers (``4.2`` matches ``4.2.1`` but not ``4.20``); plain string prefix
+    for ``rb7:`` and ``mk:`` ids."""
+    if not cid or not prefix:
+        return False
+    if cid == prefix:
+        return True
+    if ":" in prefix or ":" in cid:
+        return cid.startswith(prefix)
+    return cid.startswith(prefix.rstrip(".") + ".")
+
+
+def select_cases(cases, pattern: str | None = None, clause: str | None = None) -> list:
+    out = []
+    for c in cases:
+        if pattern:
+            p = pattern.lower()
+            hay = [str(c.id).lower(), str(c.title or "").lower()]
+            if any(ch in p for ch in "*?["):
+                if not any(fnmatch.fnmatchcase(h, p) for h in hay):
+                    continue
+            elif not any(p in h for h in hay):
+                continue
+        if clause:
+            cited = [c.clause] + list(c.also or [])
+            if not any(clause_matches(str(x), clause) for x in cited):
+                continue
+        out.append(c)
+    return out
+
+
+# --------------------------------------------------------------------------
+# printing outcomes
+
+def clause_label(catalog, cid: str) -> str:
+    """``3.18 — <Hungarian title>`` (the section title when the point has none)."""
+    cl = catalog.get(cid) if catalog is not None else None
+    if cl is None:
+        return f"{cid} (not in the catalog)" if catalog is not None else cid
+    sec = _section_name(cl)
+    if cl.title and cl.id != cl.section:
+        return f"{cid} — {cl.title} ({sec})"
+    return f"{cid} — {cl.title or sec}" if cl.id == cl.section else f"{cid} — {sec}"
+
+
+def _section_name(cl) -> str:
+    """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
+    return f"{cl.section}. {cl.section_title}" if str(cl.section).isdigit() else cl.section_title
+
+
+def _short(value, limit: int = 300) -> str:
+    s = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+def print_outcome(console: Console, oc, catalog, quiet: bool = False) -> None:
+    if quiet and oc.outcome == "pass":
+        return
+    line = Text()
+    line.append(f"{LABEL.get(oc.outcome, oc.outcome.upper()):<7}", style=STYLE.get(oc.outcome, ""))
+    line.append(" ")
+    line.append(str(oc.case_id), style="bold")
+    if oc.title:
+        line.append(f"  {oc.title}", style="dim")
+    if oc.ruleset and oc.ruleset != "kodex":
+        line.append(f"  [{oc.ruleset}]", style="cyan")
+    console.print(line, soft_wrap=True)
+    if oc.outcome == "pass":
+        return
+    pad = " " * 8
+    if oc.outcome in ("fail", "error", "timeout", "xpass", "xfail"):
+        detail = Text(pad)
+        detail.append("clause ", style="dim")
+        detail.append(clause_label(catalog, oc.clause))
+        if oc.also:
+            detail.append("  also " + ", ".join(map(str, oc.also)), style="dim")
+        console.print(detail, soft_wrap=True)
+        console.print(Text(f"{pad}at {oc.file}:{oc.line}", style="dim"), soft_wrap=True)
+    if oc.difference:
+        d = oc.difference
+        console.print(Text(f"{pad}first difference at {d.get('path') or '(top)'}"), soft_wrap=True)
+        console.print(Text(f"{pad}  expected: {_short(d.get('expected'))}", style="green"),
+                      soft_wrap=True)
+        console.print(Text(f"{pad}  actual:   {_short(d.get('actual'))}", style="red"),
+                      soft_wrap=True)
+    if oc.message:
+        console.print(Text(f"{pad}{oc.message}"), soft_wrap=True)
+    if oc.outcome == "error" and oc.traceback:
+        tb = oc.traceback.rstrip().splitlines()
+        shown = tb[-12:]
+        if len(tb) > len(shown):
+            shown = ["…"] + shown
+        for t in shown:
+            console.print(Text(f"{pad}| {t}", style="dim"), soft_wrap=True)
+
+
+def totals_text(totals: dict, seconds: float) -> Text:
+    names = [("pass", "passed"), ("fail", "failed"), ("error", "errors"),
+             ("timeout", "timeouts"), ("skip", "skipped"), ("xfail", "xfailed"),
+             ("xpass", "xpassed")]
+    n = sum(totals.values())
+    t = Text(f"{n} case{'s' if n != 1 else ''}: ", style="bold")
+    parts = [(f"{totals.get(k, 0)} {label}", STYLE[k]) for k, label in names
+             if totals.get(k, 0) or k == "pass"]
+    for i, (s, style) in enumerate(parts):
+        if i:
+            t.append(", ")
+        t.append(s, style=style)
+    t.append(f" in {seconds:.2f}s")
+    return t
+
+
+# --------------------------------------------------------------------------
+# subcommands
+
+def cmd_clauses(args) -> int:
+    from conformance.catalog import load_catalog, to_json
+
+    catalog = load_catalog()
+    clauses = list(catalog)
+    if args.section:
+        clauses = [c for c in clauses if str(c.section) == args.section]
+    if args.part:
+        clauses = [c for c in clauses if str(c.part).lower() == args.part.lower()]
+    if args.json:
+        sys.stdout.write(json.dumps([to_json(c) for c in clauses], ensure_ascii=False,
+                                    indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    table = Table(title=f"{len(clauses)} clauses", show_lines=False)
+    for col in ("id", "title", "section", "part", "line"):
+        table.add_column(col, overflow="fold")
+    for c in clauses:
+        sec = _section_name(c)
+        table.add_row(escape(c.id), escape(c.title or ""), escape(sec), escape(c.part),
+                      f"{c.source}:{c.line}")
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_clause(args) -> int:
+    from conformance.catalog import load_catalog
+
+    catalog = load_catalog()
+    console = _console()
+    cl = catalog.get(args.id)
+    if cl is None:
+        import difflib
+        near = difflib.get_close_matches(args.id, [c.id for c in catalog], n=5)
+        console.print(Text(f"unknown clause {args.id}", style="red"))
+        if near:
+            console.print("did you mean: " + ", ".join(near))
+        return EXIT_INPUT
+    head = Text(cl.id, style="bold")
+    if cl.title:
+        head.append(f"  {cl.title}")
+    console.print(head)
+    sec = _section_name(cl)
+    console.print(Text(f"section: {sec}   part: {cl.part}", style="dim"))
+    try:
+        anc = catalog.ancestors(cl.id)
+    except Exception:
+        anc = []
+    if anc:
+        console.print(Text("under: " + " › ".join(anc), style="dim"))
+    console.print(Text(f"source: {cl.source}:{cl.line}" + ("   [Kiegészítés]" if cl.supplement else ""),
+                       style="dim"))
+    console.print()
+    console.print(Text(cl.text or "(no text: a heading)"))
+    console.print()
+    cases, errors = load_cases(args.paths, catalog=catalog)
+    citing = [(c, "clause" if c.clause == cl.id else "also") for c in cases
+              if c.clause == cl.id or cl.id in (c.also or [])]
+    if not citing:
+        console.print(Text("no case cites this clause", style="yellow"))
+    else:
+        console.print(Text(f"{len(citing)} case{'s' if len(citing) != 1 else ''} citing it:",
+                           style="bold"))
+        for c, role in citing:
+            t = Text("  ")
+            t.append(str(c.id), style="bold")
+            t.append(f"  ({role})  {c.file}:{c.line}", style="dim")
+            if c.title:
+                t.append(f"  {c.title}")
+            console.print(t, soft_wrap=True)
+    if errors:
+        console.print(Text(f"({len(errors)} input errors in the corpus; see `kodex check`)",
+                           style="red"))
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    console = _console()
+    cases, errors = load_cases(args.paths)
+    _print_errors(console, errors)
+    style = "red" if errors else "green"
+    console.print(Text(f"{len(cases)} cases valid, {len(errors)} errors", style=style))
+    return EXIT_INPUT if errors else EXIT_OK
+
+
+def _open_impl(command: str, timeout: float | None, console: Console):
+    from conformance.protocol import ProtocolClient, ProtocolError
+    from conformance.runner import DEFAULT_TIMEOUT
+    try:
+        return ProtocolClient(command, timeout=timeout or DEFAULT_TIMEOUT)
+    except ProtocolError as exc:
+        console.print(Text(f"implementation unavailable: {exc}", style="red"), soft_wrap=True)
+        return None
+
+
+def cmd_run(args) -> int:
+    from conformance.runner import DEFAULT_TIMEOUT, load_xfail, run_cases
+
+    console = _console()
+    catalog = _catalog_or_none()
+    cases, errors = load_cases(args.paths, catalog=catalog)
+    _print_errors(console, errors)
+    cases = select_cases(cases, args.k, args.clause)
+    xfail = None
+    if args.xfail:
+        try:
+            xfail = load_xfail(args.xfail)
+        except Exception as exc:
+            console.print(Text(f"{args.xfail}: cannot read the xfail file: {exc}", style="red"))
+            return EXIT_INPUT
+    impl = None
+    if args.impl:
+        impl = _open_impl(args.impl, args.timeout, console)
+        if impl is None:
+            return EXIT_FAIL
+        info = impl.implementation
+        console.print(Text(f"implementation: {info.get('name', '?')} {info.get('version', '')}"
+                           f" ({info.get('language', '?')})", style="dim"))
+    t0 = time.perf_counter()
+    try:
+        report = run_cases(cases, ruleset=args.ruleset, impl=impl, xfail=xfail, progress=True,
+                           timeout=args.timeout or DEFAULT_TIMEOUT,
+                           on_outcome=lambda oc: print_outcome(console, oc, catalog, args.quiet))
+    finally:
+        if impl is not None:
+            impl.close()
+    console.print(totals_text(report.totals, time.perf_counter() - t0))
+    if impl is not None and impl.stderr_path:
+        console.print(Text(f"implementation stderr: {impl.stderr_path}", style="dim"))
+    if args.json:
+        report.write_json(args.json)
+        console.print(Text(f"results written to {args.json}", style="dim"))
+    if args.coverage:
+        from reports import coverage as cov
+        all_cases, _ = load_cases(args.paths, catalog=catalog)
+        data = cov.compute(catalog if catalog is not None else _catalog_or_none(), all_cases,
+                           outcomes=report.outcomes, implementation=report.implementation,
+                           ruleset=report.ruleset)
+        cov.print_summary(data, console)
+    if errors:
+        return EXIT_INPUT
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def cmd_serve(args) -> int:
+    from conformance.serve import serve
+    for stream in (sys.stdin, sys.stdout):
+        try:
+            stream.reconfigure(encoding="utf-8")
+        except (AttributeError, ValueError):
+            pass
+    return serve(sys.stdin, sys.stdout, ruleset_default=args.ruleset or "kodex")
+
+
+def cmd_coverage(args) -> int:
+    from conformance.runner import DEFAULT_TIMEOUT, read_results, run_cases
+    from reports import coverage as cov
+
+    console = _console()
+    catalog = _catalog_or_none()
+    if catalog is None:
+        console.print(Text("the clause catalog (conformance.catalog) is not available",
+                           style="red"))
+        return EXIT_INPUT
+    cases, errors = load_cases(args.paths, catalog=catalog)
+    _print_errors(console, errors)
+    implementation, ruleset = None, None
+    if args.results:
+        try:
+            results = read_results(args.results)
+        except (OSError, ValueError) as exc:
+            console.print(Text(str(exc), style="red"))
+            return EXIT_INPUT
+        outcomes = results.get("cases", [])
+        implementation, ruleset = results.get("implementation"), results.get("ruleset")
+    else:
+        impl = None
+        if args.impl:
+            impl = _open_impl(args.impl, args.timeout, console)
+            if impl is None:
+                return EXIT_FAIL
+        try:
+            report = run_cases(cases, ruleset=args.ruleset, impl=impl, progress=True,
+                               timeout=args.timeout or DEFAULT_TIMEOUT)
+        finally:
+            if impl is not None:
+                impl.close()
+        outcomes, implementation, ruleset = report.outcomes, report.implementation, report.ruleset
+    data = cov.compute(catalog, cases, outcomes=outcomes, implementation=implementation,
+                       ruleset=ruleset)
+    cov.print_table(data, console)
+    md, js = cov.write_reports(data, args.out)
+    console.print(Text(f"written: {md}, {js}", style="dim"))
+    return EXIT_INPUT if errors else EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    from reports import diff
+    return diff.main([args.old, args.new] + (["--json", args.json] if args.json else []))
+
+
+def _delegate(name: str, argv: list[str]) -> int:
+    import importlib
+    try:
+        mod = importlib.import_module(f"properties.{name}")
+    except ImportError as exc:
+        _console(stderr=True).print(Text(
+            f"kodex {name}: properties.{name} is not available ({exc})", style="red"))
+        return EXIT_INPUT
+    entry = getattr(mod, "main", None)
+    if entry is None:
+        _console(stderr=True).print(Text(f"kodex {name}: properties.{name} has no main()",
+                                         style="red"))
+        return EXIT_INPUT
+    rc = entry(argv)
+    return int(rc or 0)
+
+
+# --------------------------------------------------------------------------
+# the parser
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kodex", description="The executable rulebook of "
+                                "Hatalom Kártyái: catalog, corpus, runner, protocol, coverage.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("clauses", help="list the clause catalog")
+    s.add_argument("--section", help="only this section (Kódex title number, e.g. 4; rb7; mk:5.10)")
+    s.add_argument("--part", help="only this part (II, VI, rb7, mk)")
+    s.add_argument("--json", action="store_true", help="a JSON array instead of a table")
+    s.set_defaults(func=cmd_clauses)
+
+    s = sub.add_parser("clause", help="show one clause and the cases citing it")
+    s.add_argument("id")
+    s.add_argument("paths", nargs="*", help="case files or directories (default: the corpus)")
+    s.set_defaults(func=cmd_clause)
+
+    s = sub.add_parser("check", help="load and validate cases without running them")
+    s.add_argument("paths", nargs="*")
+    s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("run", help="run cases")
+    s.add_argument("paths", nargs="*")
+    s.add_argument("-k", metavar="PATTERN", help="substring or glob on case id or title")
+    s.add_argument("--clause", metavar="PREFIX", help="cases citing this clause or one under it")
+    s.add_argument("--impl", metavar="COMMAND", help="run through an implementation (protocol 1)")
+    s.add_argument("--ruleset", metavar="NAME", help="run under this ruleset only")
+    s.add_argument("--json", metavar="FILE", help="write the results JSON (hkk-results/1)")
+    s.add_argument("--xfail", metavar="FILE", help="expected failures of the implementation")
+    s.add_argument("--timeout", metavar="S", type=float, help="per-case deadline (default 5)")
+    s.add_argument("-q", "--quiet", action="store_true", help="print only non-passing cases")
+    s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("serve", help="speak protocol 1 on stdin/stdout with the reference engine")
+    s.add_argument("--ruleset", metavar="NAME", help="ruleset for runs that name none")
+    s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser("coverage", help="clause coverage per Kódex title and part")
+    s.add_argument("paths", nargs="*")
+    s.add_argument("--impl", metavar="COMMAND", help="run the corpus through this implementation")
+    s.add_argument("--results", metavar="FILE", help="use a results JSON instead of running")
+    s.add_argument("--ruleset", metavar="NAME", help=argparse.SUPPRESS)
+    s.add_argument("--timeout", metavar="S", type=float, help=argparse.SUPPRESS)
+    s.add_argument("--out", metavar="DIR", default="reports",
+                   help="where coverage.md and coverage.json go (default: reports)")
+    s.set_defaults(func=cmd_coverage)
+
+    s = sub.add_parser("diff", help="compare two results JSON files")
+    s.add_argument("old")
+    s.add_argument("new")
+    s.add_argument("--json", metavar="FILE", nargs="?", const="-",
+                   help="write the comparison as JSON (to FILE, or stdout)")
+    s.set_defaults(func=cmd_diff)
+
+    for name in ("prove", "fuzz"):
+        s = sub.add_parser(name, help=f"delegate to properties.{name} (arguments passed on)",
+                           add_help=False)
+        s.add_argument("rest", nargs=argparse.REMAINDER)
+        s.set_defaults(func=lambda a, n=name: _delegate(n, a.rest))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("prove", "fuzz"):
+        return _delegate(argv[0], argv[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors are 2, --help is 0
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_INPUT
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as exc:
+        _console(stderr=True).print(Text(f"kodex: {exc}", style="red"), soft_wrap=True)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,734 @@
+"""Loading and validating `hkk-case/1` case files.
+
+Implements docs/spec/hkk-case-format.md, "A file" and "A case" (and the card
+id rule of "The state"), with the project's additions of
+docs/engine-semantics.md (extra verbs and state fields, via
+``conformance/verbs.py`` and ``conformance/schema/hkk-case-1.schema.json``).
+
+* YAML is read with the safe loader only (``yaml.CSafeLoader`` where present).
+  The node tree is composed first, so that every node keeps its line; tags
+  that would construct objects (``!!python/...``, custom ``!tags``) and
+  non-JSON values (dates, sets, binary) are input errors, and the node is
+  neutralised before the safe constructor runs.
+* Every problem is an :class:`InputError` with file, line and JSON pointer.
+  An invalid case is dropped whole; the other cases of its file still load.
+  A problem outside any case (syntax, ``format``, the shape of ``cases``)
+  drops the file.
+* Checks: YAML syntax; duplicate mapping keys and non-string keys; ``format``;
+  the JSON Schema; unknown verbs and malformed steps; undefined card ids (in
+  zones, ``attached_to``, card-valued step arguments, ``then.cards``,
+  ``then.removed`` and ``then`` zones; a ``create`` step defines its id from
+  that step on); a card listed in two zones or twice; ``then.error.step``
+  beyond the steps; duplicate case ids across all files; clause ids
+  (``clause``, ``also``) missing from the Kódex catalog.
+
+API: :func:`load_files`, :func:`load_text`, :class:`Case`,
+:class:`InputError`, :class:`LoadResult`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from conformance.verbs import ALL_VERBS, CARD_TYPES, PLAYERS, ZONES
+
+FORMAT = "hkk-case/1"
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
+
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_YAML = "tag:yaml.org,2002:"
+SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map"))
+MERGE_TAG = _YAML + "merge"
+MAX_NODES = 1_000_000          # alias bombs
+
+
+# --------------------------------------------------------------------------
+# data
+
+@dataclass
+class Case:
+    id: str
+    clause: str
+    also: list = field(default_factory=list)
+    title: str = ""
+    rulesets: list = field(default_factory=list)
+    tags: list = field(default_factory=list)
+    given: dict = field(default_factory=dict)
+    when: list = field(default_factory=list)
+    then: dict = field(default_factory=dict)
+    file: str = "<string>"
+    line: int = 0
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class InputError:
+    file: str
+    line: int
+    pointer: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.pointer}: {self.message}"
+
+
+@dataclass
+class LoadResult:
+    cases: list[Case] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+# --------------------------------------------------------------------------
+# JSON pointers
+
+def escape(segment: Any) -> str:
+    return str(segment).replace("~", "~0").replace("/", "~1")
+
+
+def unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def pointer(*segments: Any) -> str:
+    return "".join("/" + escape(s) for s in segments)
+
+
+def join(ptr: str, *segments: Any) -> str:
+    return ptr + pointer(*segments)
+
+
+def last_segment(ptr: str) -> str:
+    return unescape(ptr.rsplit("/", 1)[-1]) if ptr else ""
+
+
+_CASE_RE = re.compile(r"^/cases/(\d+)(?:/|$)")
+
+
+def case_index(ptr: str) -> int | None:
+    m = _CASE_RE.match(ptr)
+    return int(m.group(1)) if m else None
+
+
+# --------------------------------------------------------------------------
+# one parsed file
+
+class _File:
+    """Parse state of one file: its name, line map and errors."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.lines: dict[str, int] = {}
+        self.errors: list[InputError] = []
+        self.neutralised: set[str] = set()   # nodes replaced after an error
+
+    def line_of(self, ptr: str) -> int:
+        """The line of the node at ptr, or of its nearest existing ancestor."""
+        p = ptr
+        while True:
+            if p in self.lines:
+                return self.lines[p]
+            if not p:
+                return 1
+            p = p.rsplit("/", 1)[0]
+
+    def error(self, ptr: str, message: str, line: int | None = None) -> None:
+        self.errors.append(InputError(self.name, line if line is not None else self.line_of(ptr),
+                                      ptr, last_segment(ptr), message))
+
+
+def _line(node: Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _scalar_key(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        return str(node.value)
+    return "<" + type(node).__name__.replace("Node", "").lower() + ">"
+
+
+def _check_nodes(root: Node, f: _File) -> None:
+    """Before construction: reject unsafe tags, duplicate and non-string keys.
+
+    Offending nodes are replaced by harmless ones (a null, a string key), so
+    the document can still be constructed and the other cases survive.
+    """
+    null = lambda n: ScalarNode(_YAML + "null", "", n.start_mark, n.end_mark)  # noqa: E731
+    count = 0
+    on_path: set[int] = set()
+
+    def bad_tag(node: Node) -> str | None:
+        tag = node.tag
+        if tag in SAFE_TAGS:
+            return None
+        if tag == _YAML + "timestamp" and isinstance(node, ScalarNode) and not node.style:
+            return (f"{node.value!r} reads as a date/time in YAML; quote it to make it a "
+                    "string")
+        if tag.startswith(_YAML + "python/"):
+            return f"tag !!{tag[len(_YAML):]} is not allowed: YAML is read with a safe loader only"
+        short = "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
+        return (f"tag {short} is not allowed: only plain YAML scalars, sequences and mappings "
+                "(JSON values)")
+
+    def walk(node: Node, ptr: str) -> None:
+        nonlocal count
+        count += 1
+        if count > MAX_NODES:
+            raise _TooLarge()
+        if id(node) in on_path:
+            f.error(ptr, "a recursive alias (a structure that contains itself)", _line(node))
+            return
+        on_path.add(id(node))
+        try:
+            if isinstance(node, SequenceNode):
+                for i, item in enumerate(node.value):
+                    msg = bad_tag(item)
+                    if msg:
+                        f.error(join(ptr, i), msg, _line(item))
+                        node.value[i] = null(item)
+                        f.neutralised.add(join(ptr, i))
+                    elif id(item) in on_path:
+                        f.error(join(ptr, i), "a recursive alias", _line(item))
+                        node.value[i] = null(item)
+                        f.neutralised.add(join(ptr, i))
+                    else:
+                        walk(item, join(ptr, i))
+            elif isinstance(node, MappingNode):
+                seen: dict[str, int] = {}
+                for j, (k, v) in enumerate(node.value):
+                    if k.tag == MERGE_TAG:
+                        if isinstance(v, MappingNode) or (
+                                isinstance(v, SequenceNode)
+                                and all(isinstance(x, MappingNode) for x in v.value)):
+                            msg = bad_tag(v) if v.tag not in SAFE_TAGS else None
+                            if msg:
+                                f.error(ptr, msg, _line(v))
+                                node.value[j] = (k, MappingNode(_YAML + "map", [], v.start_mark,
+                                                                v.end_mark))
+                            elif id(v) not in on_path:
+                                walk(v, ptr)
+                            continue
+                        f.error(ptr, "a merge key (<<) needs a mapping or a list of mappings",
+                                _line(k))
+                        node.value[j] = (ScalarNode(_YAML + "str", "<<", k.start_mark,
+                                                    k.end_mark), null(v))
+                        continue
+                    key = _scalar_key(k)
+                    kptr = join(ptr, key)
+                    if not isinstance(k, ScalarNode) or k.tag != _YAML + "str":
+                        if isinstance(k, ScalarNode) and k.tag in SAFE_TAGS:
+                            what = k.tag[len(_YAML):]
+                            msg = (f"the key {k.value!r} reads as a {what}; mapping keys must be "
+                                   "strings (quote it)")
+                        else:
+                            msg = bad_tag(k) or "mapping keys must be strings"
+                        f.error(kptr, msg, _line(k))
+                        k = ScalarNode(_YAML + "str", key, k.start_mark, k.end_mark)
+                        node.value[j] = (k, v)
+                    if key in seen:
+                        f.error(kptr, f"duplicate key {key!r} (first on line {seen[key]})",
+                                _line(k))
+                    else:
+                        seen[key] = _line(k)
+                    msg = bad_tag(v)
+                    if msg:
+                        f.error(kptr, msg, _line(v))
+                        node.value[j] = (k, null(v))
+                        f.neutralised.add(kptr)
+                    elif id(v) in on_path:
+                        f.error(kptr, "a recursive alias", _line(v))
+                        node.value[j] = (k, null(v))
+                        f.neutralised.add(kptr)
+                    else:
+                        walk(v, kptr)
+        finally:
+            on_path.discard(id(node))
+
+    msg = bad_tag(root)
+    if msg:
+        f.error("", msg, _line(root))
+        raise _Unusable()
+    walk(root, "")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Unusable(Exception):
+    pass
+
+
+def _map_lines(root: Node, f: _File) -> None:
+    """After construction (merge keys flattened): JSON pointer -> line.
+
+    A mapping member maps to the line of its key, a list item to its start.
+    """
+    stack: list[tuple[Node, str, int]] = [(root, "", _line(root))]
+    lines = f.lines
+    while stack:
+        node, ptr, line = stack.pop()
+        if ptr not in lines or lines[ptr] != line:
+            lines[ptr] = line
+        if isinstance(node, SequenceNode):
+            for i, item in enumerate(node.value):
+                stack.append((item, join(ptr, i), _line(item)))
+        elif isinstance(node, MappingNode):
+            for k, v in node.value:
+                if k.tag == MERGE_TAG:
+                    continue
+                stack.append((v, join(ptr, _scalar_key(k)), _line(k)))
+        if len(lines) > MAX_NODES:
+            raise _TooLarge()
+
+
+def _parse(text: str, f: _File) -> Any:
+    """YAML text -> data (or raises _Unusable after recording the error)."""
+    loader = Loader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            line = mark.line + 1 if mark is not None else 1
+            problem = " ".join(x for x in (e.context, e.problem) if x) or str(e)
+            f.error("", f"YAML syntax error: {problem}", line)
+            raise _Unusable()
+        except yaml.YAMLError as e:
+            f.error("", f"YAML error: {e}", 1)
+            raise _Unusable()
+        if root is None:
+            f.error("", f"empty file: expected a mapping with format: {FORMAT} and cases", 1)
+            raise _Unusable()
+        try:
+            _check_nodes(root, f)
+            data = loader.construct_document(root)
+            _map_lines(root, f)
+        except _TooLarge:
+            f.error("", f"the document has more than {MAX_NODES} nodes (an alias bomb?)", 1)
+            raise _Unusable()
+        except yaml.MarkedYAMLError as e:   # should not happen after _check_nodes
+            mark = e.problem_mark or e.context_mark
+            f.error("", f"YAML error: {e.problem or e}", mark.line + 1 if mark else 1)
+            raise _Unusable()
+        except RecursionError:
+            f.error("", "the document is nested too deeply", 1)
+            raise _Unusable()
+        return data
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------
+# schema
+
+@lru_cache(maxsize=1)
+def load_schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from jsonschema import Draft202012Validator
+    return Draft202012Validator(load_schema())
+
+
+def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:
+    """(pointer, message) for every schema violation, the most relevant per error."""
+    from jsonschema.exceptions import best_match
+
+    out: list[tuple[str, str]] = []
+    for err in _validator().iter_errors(data):
+        err = best_match([err]) or err
+        ptr = pointer(*err.absolute_path)
+        msg = err.message
+        v = err.validator
+        if v in ("additionalProperties", "unevaluatedProperties") and isinstance(err.instance, dict):
+            schema = err.schema if isinstance(err.schema, dict) else {}
+            known = set(schema.get("properties", {}))
+            pats = [re.compile(p) for p in schema.get("patternProperties", {})]
+            extra = [k for k in err.instance
+                     if k not in known and not any(p.search(str(k)) for p in pats)]
+            if extra:
+                ptr = join(ptr, extra[0])
+                where = _where(err.absolute_path)
+                hint = f"; known: {', '.join(sorted(known))}" if known and len(known) <= 30 else ""
+                msg = f"unknown field {extra[0]!r}{where}{hint}"
+        elif v == "required":
+            m = re.match(r"^'([^']*)' is a required property$", msg)
+            if m:
+                ptr = join(ptr, m.group(1))
+                msg = f"missing required field {m.group(1)!r}"
+        elif v == "propertyNames":
+            ptr = join(ptr, err.instance)
+        elif v == "type" and isinstance(err.instance, (int, float)) \
+                and not isinstance(err.instance, bool) and "string" in str(err.validator_value):
+            msg += f" (quote it in YAML: \"{err.instance}\")"
+        elif v == "pattern" and last_segment(ptr) in ("clause",) or (
+                v == "pattern" and len(err.absolute_path) >= 2
+                and err.absolute_path[-2] == "also"):
+            msg = (f"{err.instance!r} is not a clause id (a Kódex number like \"4.24.3.1\", "
+                   "rb7:<term> or mk:<point>)")
+        out.append((ptr, msg))
+    return out
+
+
+def _where(path) -> str:
+    p = list(path)
+    if len(p) == 2 and p[0] == "cases":
+        return " in the case"
+    if p and p[-1] in ("given", "then"):
+        return f" in {p[-1]}"
+    return ""
+
+
+# --------------------------------------------------------------------------
+# semantic checks of one case
+
+def _check_case(case: Any, cptr: str, f: _File) -> set[str]:
+    """Checks beyond the schema. Returns the pointers of malformed steps (their
+    schema errors are redundant)."""
+    bad_steps: set[str] = set()
+    if not isinstance(case, dict):
+        return bad_steps
+    given = case.get("given") if isinstance(case.get("given"), dict) else {}
+    cards = given.get("cards") if isinstance(given.get("cards"), dict) else {}
+    defined: set[str] = {k for k in cards if isinstance(k, str)}
+    gptr = join(cptr, "given")
+
+    # zones: defined ids, no card twice
+    players = given.get("players") if isinstance(given.get("players"), dict) else {}
+    placed: dict[str, str] = {}
+    for p in PLAYERS:
+        pl = players.get(p)
+        if not isinstance(pl, dict):
+            continue
+        for zone in ZONES:
+            items = pl.get(zone)
+            if not isinstance(items, list):
+                continue
+            for i, cid in enumerate(items):
+                if not isinstance(cid, str):
+                    continue
+                zptr = join(gptr, "players", p, zone, i)
+                if cid not in defined:
+                    f.error(zptr, f"undefined card id {cid!r}: not under given.cards")
+                if cid in placed:
+                    first = placed[cid]
+                    f.error(zptr, f"card {cid!r} is listed twice: already at "
+                                  f"{first[len(gptr):]} (line {f.line_of(first)})")
+                else:
+                    placed[cid] = zptr
+    for cid, card in cards.items():
+        if isinstance(card, dict) and isinstance(card.get("attached_to"), str) \
+                and card["attached_to"] not in defined:
+            f.error(join(gptr, "cards", cid, "attached_to"),
+                    f"undefined card id {card['attached_to']!r}")
+
+    # steps
+    when = case.get("when")
+    n_steps = len(when) if isinstance(when, list) else 0
+    if isinstance(when, list):
+        for i, step in enumerate(when):
+            sptr = join(cptr, "when", i)
+            if not isinstance(step, dict) or len(step) != 1:
+                what = ("an empty mapping" if step == {} else
+                        f"a mapping with {len(step)} keys ({', '.join(map(str, step))})"
+                        if isinstance(step, dict) else f"a {type(step).__name__}")
+                f.error(sptr, f"a step must be a one-key mapping {{verb: {{arguments}}}}, "
+                              f"not {what}")
+                bad_steps.add(sptr)
+                continue
+            (verb, args), = step.items()
+            vptr = join(sptr, verb)
+            if verb not in ALL_VERBS:
+                f.error(vptr, f"unknown verb {verb!r}" + _suggest(verb, ALL_VERBS))
+                bad_steps.add(sptr)
+                continue
+            if not isinstance(args, dict):
+                continue            # the schema reports it
+            spec = ALL_VERBS[verb]
+            for name, value in args.items():
+                arg = spec.arg(name)
+                if arg is None:
+                    continue        # the schema reports it
+                for sub, cid in _card_refs(arg.type, value):
+                    if cid not in defined:
+                        f.error(join(vptr, name, *sub),
+                                f"undefined card id {cid!r}" + (
+                                    " (created by a later step)" if _created_later(
+                                        when, i, cid) else ""))
+            if verb == "create" and isinstance(args.get("card"), dict):
+                new = args["card"].get("id")
+                if isinstance(new, str):
+                    if new in defined:
+                        f.error(join(vptr, "card", "id"),
+                                f"card id {new!r} is already defined")
+                    defined.add(new)
+
+    # then
+    then = case.get("then")
+    if isinstance(then, dict):
+        tptr = join(cptr, "then")
+        tcards = then.get("cards")
+        if isinstance(tcards, dict):
+            for cid in tcards:
+                if cid not in defined:
+                    f.error(join(tptr, "cards", cid), f"undefined card id {cid!r}")
+        removed = then.get("removed")
+        if isinstance(removed, list):
+            for j, cid in enumerate(removed):
+                if isinstance(cid, str) and cid not in defined:
+                    f.error(join(tptr, "removed", j), f"undefined card id {cid!r}")
+        tplayers = then.get("players")
+        if isinstance(tplayers, dict):
+            for p, pl in tplayers.items():
+                if not isinstance(pl, dict):
+                    continue
+                for zone in ZONES:
+                    if isinstance(pl.get(zone), list):
+                        for j, cid in enumerate(pl[zone]):
+                            if isinstance(cid, str) and cid not in defined:
+                                f.error(join(tptr, "players", p, zone, j),
+                                        f"undefined card id {cid!r}")
+        err = then.get("error")
+        if err is not None and err is not False:
+            step = err.get("step") if isinstance(err, dict) else None
+            if n_steps == 0:
+                f.error(join(tptr, "error"), "then.error expects a refused step, but the case "
+                                             "has no steps")
+            elif isinstance(step, int) and not isinstance(step, bool) and step >= n_steps:
+                f.error(join(tptr, "error", "step"),
+                        f"step {step} does not exist: the case has {n_steps} step(s), "
+                        f"0..{n_steps - 1}")
+    return bad_steps
+
+
+def _card_refs(kind: str, value: Any) -> Iterable[tuple[tuple, str]]:
+    """(sub-pointer segments, card id) for every card id in an argument value."""
+    if kind not in CARD_TYPES:
+        return
+    if kind == "card":
+        if isinstance(value, str):
+            yield (), value
+    elif kind == "cards":
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                if isinstance(v, str):
+                    yield (i,), v
+    elif kind == "card_or_player":
+        if isinstance(value, str) and value not in PLAYERS:
+            yield (), value
+    elif kind == "attacks":
+        if isinstance(value, list):
+            for i, att in enumerate(value):
+                if isinstance(att, dict):
+                    if isinstance(att.get("attacker"), str):
+                        yield (i, "attacker"), att["attacker"]
+                    t = att.get("target")
+                    if isinstance(t, str) and t not in PLAYERS:
+                        yield (i, "target"), t
+
+
+def _created_later(when: list, i: int, cid: str) -> bool:
+    for step in when[i + 1:]:
+        if isinstance(step, dict) and isinstance(step.get("create"), dict):
+            c = step["create"].get("card")
+            if isinstance(c, dict) and c.get("id") == cid:
+                return True
+    return False
+
+
+def _suggest(word: str, options: Iterable[str]) -> str:
+    import difflib
+    close = difflib.get_close_matches(str(word), list(options), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# --------------------------------------------------------------------------
+# one file
+
+def _load_one(text: str, name: str) -> tuple[list[tuple[int, dict]], _File, list]:
+    """Parse and check one file: (valid (index, case) pairs, parse state,
+    (index, id, line) of every case that has a string id)."""
+    f = _File(name)
+    try:
+        data = _parse(text, f)
+    except _Unusable:
+        return [], f, []
+
+    if not isinstance(data, dict):
+        f.error("", f"expected a mapping with format: {FORMAT} and cases, "
+                    f"not a {type(data).__name__}")
+        return [], f, []
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        if "format" not in data:
+            f.error("/format", f"missing format: this is not a {FORMAT} file", 1)
+        else:
+            f.error("/format", f"unsupported format {fmt!r}: expected {FORMAT!r}")
+        return [], f, []
+
+    cases = data.get("cases")
+    bad_steps: set[str] = set()
+    if isinstance(cases, list):
+        for i, case in enumerate(cases):
+            bad_steps |= _check_case(case, join("/cases", i), f)
+    for ptr, msg in _schema_errors(data, f):
+        if any(ptr == b or ptr.startswith(b + "/") for b in bad_steps | f.neutralised):
+            continue
+        f.error(ptr, msg)
+
+    # deduplicate (e.g. the same pointer from two sources), keep order
+    seen, unique = set(), []
+    for e in f.errors:
+        if (e.pointer, e.message) not in seen:
+            seen.add((e.pointer, e.message))
+            unique.append(e)
+    f.errors = unique
+
+    if not isinstance(cases, list):
+        return [], f, []
+    every = [(i, c["id"], f.lines.get(join("/cases", i, "id"), 1)) for i, c in enumerate(cases)
+             if isinstance(c, dict) and isinstance(c.get("id"), str)]
+    bad_cases: set[int] = set()
+    fatal = False
+    for e in f.errors:
+        idx = case_index(e.pointer)
+        if idx is None:
+            fatal = True
+        else:
+            bad_cases.add(idx)
+    if fatal:
+        return [], f, every
+    return [(i, c) for i, c in enumerate(cases) if i not in bad_cases], f, every
+
+
+def _make_case(i: int, c: dict, f: _File) -> Case:
+    cptr = join("/cases", i)
+    return Case(
+        id=c["id"], clause=c["clause"], also=list(c.get("also") or []),
+        title=c.get("title", ""), rulesets=list(c.get("rulesets") or []),
+        tags=list(c.get("tags") or []), given=c.get("given") or {},
+        when=list(c.get("when") or []), then=c.get("then") or {},
+        file=f.name, line=f.lines.get(join(cptr, "id"), f.line_of(cptr)), index=i)
+
+
+def _default_catalog():
+    try:
+        from conformance.catalog import load_catalog
+    except ImportError:
+        return None
+    return load_catalog()
+
+
+class _Collector:
+    """Cross-file state: duplicate ids, the catalog, the result."""
+
+    def __init__(self, catalog):
+        if catalog is None:
+            catalog = _default_catalog()
+        self.catalog = catalog if catalog is not False else None
+        self.ids: dict[str, tuple[str, int]] = {}
+        self.result = LoadResult()
+
+    def add(self, text: str, name: str) -> None:
+        valid, f, every = _load_one(text, name)
+        errors = list(f.errors)
+        valid_by_idx = dict(valid)
+        keep: list[tuple[int, dict]] = []
+        # every case with a string id claims it, valid or not, in file order
+        for i, cid, line in every:
+            cptr = join("/cases", i)
+            problems: list[InputError] = []
+            if cid in self.ids:
+                ffile, fline = self.ids[cid]
+                problems.append(InputError(name, line, join(cptr, "id"), "id",
+                                           f"duplicate case id {cid!r}: first defined at "
+                                           f"{ffile}:{fline}"))
+            else:
+                self.ids[cid] = (name, line)
+            c = valid_by_idx.get(i)
+            if c is None:
+                errors.extend(problems)
+                continue
+            if self.catalog is not None:
+                for sub, clause in [(("clause",), c["clause"])] + [
+                        (("also", j), a) for j, a in enumerate(c.get("also") or [])]:
+                    if clause not in self.catalog:
+                        ptr = join(cptr, *sub)
+                        problems.append(InputError(name, f.line_of(ptr), ptr, str(sub[-1]),
+                                                   f"clause {clause!r} is not in the Kódex "
+                                                   "catalog"))
+            if problems:
+                errors.extend(problems)
+            else:
+                keep.append((i, c))
+        errors.sort(key=lambda e: e.line)
+        self.result.errors.extend(errors)
+        self.result.cases.extend(_make_case(i, c, f) for i, c in keep)
+
+
+def load_text(text: str, name: str = "<string>", catalog=None) -> LoadResult:
+    """Load cases from YAML text (for tests). ``catalog``: an object supporting
+    ``clause_id in catalog``; None loads the project's catalog when it exists;
+    False skips the clause check."""
+    col = _Collector(catalog)
+    col.add(text, name)
+    return col.result
+
+
+def _expand(paths: Iterable[Path | str]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted({q for pat in ("*.yaml", "*.yml") for q in p.rglob(pat) if q.is_file()})
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
+def load_files(paths: list[Path] | None = None, catalog=None) -> LoadResult:
+    """Load every case file under ``paths`` (files, or directories searched
+    recursively for ``*.yaml``/``*.yml``, sorted; default: the corpus).
+
+    Returns the valid cases, the input errors, and the files read. Duplicate
+    case ids are checked across all the files, in order.
+    """
+    if paths is None:
+        paths = [CORPUS_DIR]
+    col = _Collector(catalog)
+    for path in _expand(paths):
+        col.result.files.append(path)
+        name = str(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            col.result.errors.append(InputError(name, 1, "", "", f"cannot read: {e.strerror or e}"))
+            continue
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = raw[:e.start].count(b"\n") + 1
+            col.result.errors.append(InputError(name, line, "", "",
+                                                f"not UTF-8: byte {raw[e.start]:#04x} at "
+                                                f"offset {e.start}"))
+            continue
+        col.add(text, name)
+    return col.result

@@ -1,0 +1,288 @@
+"""Matching a case's ``then`` against what an implementation returned.
+
+Implements docs/spec/hkk-case-format.md, "Expectations (`then`)", with the
+error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
+
+* a mapping matches when every key it names matches (keys it does not name
+  are not checked); a list matches only the same items in the same order
+  (items that are mappings are themselves patterns); a scalar matches only
+  itself (``1`` never matches ``True``; ``1`` matches ``1.0``). An expected
+  ``null`` matches an absent key, and under ``counters`` an expected ``0``
+  matches an absent counter (the spec: a count of 0 and an absent counter
+  are the same);
+* ``events``: the expected events must occur in this order, others may come
+  between (an in-order subsequence match, each expected event a pattern);
+* ``error``: ``true`` or ``{clause, step}``; ``step`` defaults to the last
+  step; the expected clause matches the refusing clause or any ancestor of
+  it by dotted components (``4.8`` matches ``4.8.4``, not ``4.80``). When
+  ``then`` names no ``error``, every step must have been accepted;
+* ``result``: ``ongoing``, ``{winner: A}`` or ``{draw: true}``.
+
+:func:`observed_view` builds what ``then`` is matched against;
+:func:`first_difference` returns the first :class:`Difference` (or None).
+Paths are JSON pointers (``/players/A/hp``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Difference", "observed_view", "first_difference", "clause_matches", "matches"]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<absent>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING = _Missing()
+NO_REFUSAL = "no refusal"
+
+
+@dataclass
+class Difference:
+    path: str
+    expected: Any
+    actual: Any
+    message: str = ""
+
+    def __str__(self) -> str:
+        s = f"{self.path or '/'}: expected {_show(self.expected)}, got {_show(self.actual)}"
+        return s + (f" ({self.message})" if self.message else "")
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "expected": self.expected,
+                "actual": None if self.actual is MISSING else self.actual,
+                "message": self.message}
+
+
+def _show(v: Any) -> str:
+    if v is MISSING:
+        return "<absent>"
+    return repr(v)
+
+
+def _esc(seg: Any) -> str:
+    return str(seg).replace("~", "~0").replace("/", "~1")
+
+
+def _join(path: str, seg: Any) -> str:
+    return f"{path}/{_esc(seg)}"
+
+
+# --------------------------------------------------------------------------
+# the observed view
+
+def observed_view(state: dict | None, events: list | None, result: Any,
+                  refused: dict | None) -> dict:
+    """What ``then`` is matched against: the state's own fields (turn,
+    players, cards, removed, pending, …) plus ``events``, ``result`` and,
+    when a step was refused, ``error: {step, clause}``."""
+    view = dict(state or {})
+    view["events"] = list(events or [])
+    if result is not None:
+        view["result"] = result
+    else:
+        view.pop("result", None)
+    view.pop("error", None)
+    if refused:
+        err = {"step": refused.get("step"), "clause": refused.get("clause")}
+        if refused.get("message"):
+            err["message"] = refused["message"]
+        view["error"] = err
+    return view
+
+
+# --------------------------------------------------------------------------
+# scalars and patterns
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def scalar_equal(expected: Any, actual: Any) -> bool:
+    """Equality that keeps booleans apart from numbers (``1`` is not ``True``)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
+    if _is_num(expected) and _is_num(actual):
+        return expected == actual
+    if type(expected) is not type(actual) and not (
+            isinstance(expected, str) and isinstance(actual, str)):
+        return False
+    return expected == actual
+
+
+def _kind(v: Any) -> str:
+    if v is MISSING:
+        return "absent"
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    return type(v).__name__
+
+
+def _match(expected: Any, actual: Any, path: str) -> Difference | None:
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return Difference(path, expected, actual, f"expected a mapping, got {_kind(actual)}")
+        counters = path.endswith("/counters")
+        for key, exp in expected.items():
+            sub = _join(path, key)
+            if key not in actual:
+                if exp is None:
+                    continue
+                if counters and _is_num(exp) and exp == 0:
+                    continue
+                return Difference(sub, exp, MISSING, "absent")
+            d = _match(exp, actual[key], sub)
+            if d is not None:
+                return d
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)):
+            return Difference(path, list(expected), actual, f"expected a list, got {_kind(actual)}")
+        patterns = any(isinstance(x, (dict, list)) for x in expected)
+        if patterns:
+            for i, (exp, act) in enumerate(zip(expected, actual)):
+                d = _match(exp, act, _join(path, i))
+                if d is not None:
+                    return d
+            if len(expected) != len(actual):
+                return Difference(path, list(expected), list(actual),
+                                  f"expected {len(expected)} items, got {len(actual)}")
+            return None
+        for i, (exp, act) in enumerate(zip(expected, actual)):
+            if isinstance(act, (dict, list)) or not scalar_equal(exp, act):
+                return Difference(path, list(expected), list(actual),
+                                  f"item {i} differs: expected {exp!r}, got {act!r}")
+        if len(expected) != len(actual):
+            return Difference(path, list(expected), list(actual),
+                              f"expected {len(expected)} items, got {len(actual)}")
+        return None
+    if isinstance(actual, (dict, list)) or actual is MISSING or not scalar_equal(expected, actual):
+        msg = ""
+        if (isinstance(expected, bool) and _is_num(actual)) or \
+                (isinstance(actual, bool) and _is_num(expected)):
+            msg = "a boolean never matches a number"
+        elif actual is MISSING:
+            msg = "absent"
+        return Difference(path, expected, actual, msg)
+    return None
+
+
+def matches(pattern: Any, actual: Any) -> bool:
+    """True when ``actual`` matches ``pattern`` (the rules above, no specials)."""
+    return _match(pattern, actual, "") is None
+
+
+# --------------------------------------------------------------------------
+# events
+
+def _match_events(expected: list, actual: Any) -> Difference | None:
+    if not isinstance(actual, list):
+        return Difference("/events", expected, actual, "no event list")
+    pos = 0                              # first observed event not yet consumed
+    for k, exp in enumerate(expected):
+        found = None
+        for j in range(pos, len(actual)):
+            if _match(exp, actual[j], "") is None:
+                found = j
+                break
+        if found is None:
+            name = exp.get("event") if isinstance(exp, dict) else None
+            after = actual[pos:]
+            same = [e for e in after if isinstance(e, dict) and e.get("event") == name]
+            where = "after the previous expected event" if k else "among the events"
+            earlier = [e for e in actual[:pos] if _match(exp, e, "") is None]
+            msg = f"expected event #{k} not found {where}"
+            if earlier:
+                msg += " (it occurred earlier: the order differs)"
+            elif same:
+                msg += f"; {len(same)} {name!r} event(s) with other fields follow"
+            elif name is not None:
+                msg += f"; no {name!r} event follows"
+            return Difference(_join("/events", k), exp, same if same else after, msg)
+        pos = found + 1
+    return None
+
+
+# --------------------------------------------------------------------------
+# errors
+
+def clause_matches(expected: Any, actual: Any) -> bool:
+    """``expected`` equals ``actual`` or is an ancestor of it by dotted
+    components: ``4.8`` matches ``4.8.4`` (and ``4.8``), not ``4.80``."""
+    if expected is None:
+        return True
+    if actual is None:
+        return False
+    e, a = str(expected), str(actual)
+    return a == e or a.startswith(e + ".")
+
+
+def _match_error(exp: Any, observed: dict, n_steps: int) -> Difference | None:
+    refused = observed.get("error")
+    if exp is None or exp is False:
+        if refused:
+            return Difference("/error", NO_REFUSAL, _brief(refused),
+                              f"step {refused.get('step')} was refused under "
+                              f"{refused.get('clause')}"
+                              + (f": {refused['message']}" if refused.get("message") else ""))
+        return None
+    want = {"step": n_steps - 1}
+    if isinstance(exp, dict):
+        want.update({k: v for k, v in exp.items() if k in ("step", "clause")})
+    if not refused:
+        return Difference("/error", want, NO_REFUSAL, "every step was accepted")
+    if refused.get("step") != want["step"]:
+        return Difference("/error/step", want["step"], refused.get("step"),
+                          f"a different step was refused (under {refused.get('clause')})")
+    if "clause" in want and not clause_matches(want["clause"], refused.get("clause")):
+        return Difference("/error/clause", want["clause"], refused.get("clause"),
+                          "refused under another clause (the expected clause must equal it "
+                          "or be an ancestor)")
+    return None
+
+
+def _brief(refused: dict) -> dict:
+    return {k: refused[k] for k in ("step", "clause") if k in refused}
+
+
+# --------------------------------------------------------------------------
+# the entry point
+
+def first_difference(then: dict, observed: dict, n_steps: int) -> Difference | None:
+    """The first way ``observed`` fails ``then`` (None when it matches).
+
+    The refusal is checked first (an unexpected refusal explains any other
+    difference), then the keys of ``then`` in their order.
+    """
+    then = then or {}
+    d = _match_error(then.get("error"), observed, n_steps)
+    if d is not None:
+        return d
+    for key, exp in then.items():
+        if key == "error":
+            continue
+        if key == "events":
+            d = _match_events(list(exp or []), observed.get("events", MISSING))
+        elif key == "result":
+            act = observed.get("result", MISSING)
+            d = _match(exp, act, "/result")
+            if d is not None:
+                d = Difference("/result", exp, act, d.message or "another result")
+        else:
+            path = _join("", key)
+            if key not in observed:
+                if exp is None:
+                    continue
+                d = Difference(path, exp, MISSING, "absent from the returned state")
+            else:
+                d = _match(exp, observed[key], path)
+        if d is not None:
+            return d
+    return None

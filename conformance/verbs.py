@@ -1,0 +1,288 @@
+"""The verbs of `hkk-case/1` steps, as data.
+
+A step of a case's ``when`` is a one-key mapping ``{verb: {arguments}}``
+(docs/spec/hkk-case-format.md, "The steps (`when`)"). This module lists
+
+* ``SPEC_VERBS``: the version-1 verbs of the spec, the player actions
+  (``start_game`` … ``choose``) and the effects of a source (``damage`` …
+  ``activate_card``), with the arguments of the spec's tables;
+* ``PROJECT_VERBS``: the project's additions (docs/engine-semantics.md,
+  "Additions to the verbs"): ``shuffle``, ``search``, ``resolve_conflict``;
+* ``ALL_VERBS``: both, in that order.
+
+Each :class:`Verb` carries its arguments (:class:`Arg`, with a type tag), the
+required ones, and the arguments every step may carry (``source``, ``by``).
+The loader (``conformance/loader.py``) uses the type tags to find card ids in
+steps; the JSON Schema (``conformance/schema/hkk-case-1.schema.json``) holds a
+definition per verb whose properties and ``required`` are built from this
+module by :func:`step_args_schema` (checked by ``tests/test_schema.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PLAYERS = ("A", "B")
+PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
+ZONES = ("deck", "hand", "reserve", "guard_post", "table", "graveyard", "void")
+MOVE_DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard",
+                     "void", "reserve", "guard_post", "table")
+ELEMENTS = ("fire", "ice", "acid", "lightning")
+
+# Argument type tags. Those in CARD_TYPES carry card ids the loader checks.
+#   player          "A" or "B"
+#   card            a card id
+#   cards           a list of card ids
+#   card_or_player  a card id, or "A"/"B"
+#   targets         a list of card ids or players
+#   attacks         a list of {attacker: card id, target: card id or player}
+#   card_def        a card definition with an `id` (create)
+#   effects         resolve_conflict's effect list
+#   amount/count    a non-negative integer;  integer: any integer
+#   boolean, string, enum (with values), ability (index or keyword), any
+CARD_TYPES = frozenset({"card", "cards", "card_or_player", "attacks"})
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    type: str
+    description: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verb:
+    name: str
+    group: str                     # "action", "effect" (spec) or "project"
+    description: str
+    args: tuple[Arg, ...]
+    required: tuple[str, ...] = ()
+    clauses: tuple[str, ...] = ()  # where the rules of the verb live, informative
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args)
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        """Every argument name the verb accepts, including ``source``/``by``."""
+        return frozenset(self.arg_names) | frozenset(COMMON_ARGS)
+
+    def arg(self, name: str) -> Arg | None:
+        for a in self.args:
+            if a.name == name:
+                return a
+        return COMMON_ARGS.get(name)
+
+
+COMMON_ARGS: dict[str, Arg] = {
+    "source": Arg("source", "string",
+                  "the card whose effect the step is; without one the effect comes from an "
+                  "unnamed source controlled by `by`"),
+    "by": Arg("by", "player", "the player controlling the step's source (default: the active "
+                              "player)"),
+}
+
+
+def _p(desc="the player (default: the step's `by`, else the active player)"):
+    return Arg("player", "player", desc)
+
+
+_SPEC_ACTIONS = (
+    Verb("start_game", "action",
+         "both players draw their opening hand (3.6), then the first player's first turn runs "
+         "to main1",
+         (Arg("first", "player", "the starting player"),), (), ("3.6",)),
+    Verb("play", "action", "play a card",
+         (_p(), Arg("card", "card", "the card played"),
+          Arg("from", "enum", "where the card is played from (default hand)",
+              ("hand", "graveyard", "deck")),
+          Arg("targets", "targets", "the targets chosen"),
+          Arg("pay", "any", "choices of how the cost is paid")),
+         ("card",)),
+    Verb("activate", "action", "activate an ability of a card",
+         (_p(), Arg("card", "card", "the card whose ability is activated"),
+          Arg("ability", "ability", "the ability: index or keyword"),
+          Arg("targets", "targets", "the targets chosen"),
+          Arg("x", "integer", "the value of X")),
+         ("card",)),
+    Verb("advance", "action",
+         "run the game forward to the next start of a phase, carrying out every automatic step "
+         "on the way; stops early when the game ends",
+         (Arg("to", "enum", "the phase", PHASES),), ("to",)),
+    Verb("exchange", "action", "the exchange (csere) of the guard post and the reserve",
+         (_p(), Arg("guard_post", "cards", "the guard post afterwards, left to right"),
+          Arg("reserve", "cards", "the reserve afterwards, left to right")),
+         (), ("5.4",)),
+    Verb("attack", "action", "declare attacks",
+         (_p(), Arg("attacks", "attacks", "the attacks: [{attacker, target}], the target a "
+                                          "creature or building id or a player")),
+         ("attacks",)),
+    Verb("strike_back", "action",
+         "the defender's choice of which attacker it strikes back when two attack it",
+         (_p(), Arg("defender", "card", "the defending creature"),
+          Arg("attacker", "card", "the attacker struck back")),
+         ("defender", "attacker")),
+    Verb("sacrifice_for_components", "action", "sacrifice creatures for szörnykomponens",
+         (_p(), Arg("cards", "cards", "the creatures sacrificed")), ("cards",)),
+    Verb("choose", "action", "answer a pending choice",
+         (_p(), Arg("cards", "cards", "the cards chosen"),
+          Arg("value", "any", "the value chosen")),
+         (), ("4.23.5",)),
+)
+
+_SPEC_EFFECTS = (
+    Verb("damage", "effect", "deal damage",
+         (Arg("target", "card_or_player", "a card or a player"),
+          Arg("amount", "amount", "how much"),
+          Arg("element", "enum", "the element of the damage", ELEMENTS)),
+         ("target", "amount")),
+    Verb("heal", "effect", "heal (never above the maximum, 3.18)",
+         (Arg("target", "card_or_player", "a card or a player"),
+          Arg("amount", "amount", "how much")),
+         ("target", "amount"), ("3.18",)),
+    Verb("draw", "effect", "draw cards",
+         (_p(), Arg("count", "count", "how many (default 1)")), (), ("4.12",)),
+    Verb("discard", "effect", "discard from the hand",
+         (_p(), Arg("count", "count", "how many"),
+          Arg("cards", "cards", "which (who chooses per 4.17.2)"),
+          Arg("to", "enum", "graveyard (default) or void", ("graveyard", "void")),
+          Arg("as_cost", "boolean", "the discard is a cost (paid in full or refused, 4.17.5)")),
+         (), ("4.17",)),
+    Verb("mill", "effect", "pakliból dobás: from the top of the deck",
+         (_p(), Arg("count", "count", "how many"),
+          Arg("to", "enum", "graveyard (default) or void", ("graveyard", "void")),
+          Arg("as_cost", "boolean", "the mill is a cost (4.18.3)")),
+         (), ("4.18",)),
+    Verb("move", "effect", "move a card to a zone",
+         (Arg("card", "card", "the card"),
+          Arg("to", "enum", "the destination", MOVE_DESTINATIONS)),
+         ("card", "to")),
+    Verb("exile", "effect", "semmizés: from the graveyard to the Void",
+         (Arg("card", "card", "the card"),), ("card",), ("4.16",)),
+    Verb("put_counter", "effect", "put counters on a card",
+         (Arg("card", "card", "the card"), Arg("counter", "string", "the counter's name"),
+          Arg("count", "count", "how many (default 1)")),
+         ("card", "counter")),
+    Verb("remove_counter", "effect", "remove counters from a card",
+         (Arg("card", "card", "the card"), Arg("counter", "string", "the counter's name"),
+          Arg("count", "count", "how many (default 1)")),
+         ("card", "counter")),
+    Verb("sacrifice", "effect", "sacrifice a permanent",
+         (_p(), Arg("card", "card", "the card"),
+          Arg("forced", "boolean", "kényszerített áldozás (104)")),
+         ("card",), ("104",)),
+    Verb("sacrifice_hp", "effect", "Ép sacrifice (103)",
+         (_p(), Arg("amount", "amount", "how much"),
+          Arg("as_cost", "boolean", "as a cost: refused with fewer Ép (103.2)")),
+         ("amount",), ("103",)),
+    Verb("sacrifice_max_hp", "effect", "maximum-Ép sacrifice",
+         (_p(), Arg("amount", "amount", "how much"),
+          Arg("as_cost", "boolean", "as a cost")),
+         ("amount",), ("103",)),
+    Verb("change_max_hp", "effect", "change the maximum Ép",
+         (_p(), Arg("delta", "integer", "the change (negative lowers)")), ("delta",)),
+    Verb("change_max_vp", "effect", "change the maximum VP",
+         (_p(), Arg("delta", "integer", "the change (negative lowers)")), ("delta",)),
+    Verb("gain_vp", "effect", "gain VP (never above the maximum, 3.18)",
+         (_p(), Arg("amount", "amount", "how much")), ("amount",)),
+    Verb("gain_components", "effect", "gain szörnykomponens",
+         (_p(), Arg("amount", "amount", "how much")), ("amount",)),
+    Verb("steal", "effect", "gazdacsere: change the controller of a permanent",
+         (Arg("card", "card", "the card"), Arg("to", "player", "the new controller")),
+         ("card",), ("5.6.2",)),
+    Verb("create", "effect", "create a card (előre kikészített lap, 96)",
+         (_p(), Arg("card", "card_def", "the definition, as under `cards`, with an `id`"),
+          Arg("zone", "enum", "the zone it is created in", ZONES)),
+         ("card",), ("96",)),
+    Verb("passivate", "effect", "turn an active permanent passive",
+         (Arg("card", "card", "the card"),), ("card",), ("5.5.7",)),
+    Verb("activate_card", "effect", "turn a passive permanent active",
+         (Arg("card", "card", "the card"),), ("card",)),
+)
+
+_PROJECT = (
+    Verb("shuffle", "project", "shuffle the deck with the state's seeded generator (4.15.0)",
+         (_p(),), (), ("4.15.0",)),
+    Verb("search", "project",
+         "take a named card out of the deck (4.13); to the graveyard/Void it is a mill (4.13.2)",
+         (_p(), Arg("card", "card", "the card"),
+          Arg("to", "enum", "the destination (default hand)",
+              ("hand", "reserve", "deck_top", "graveyard", "void"))),
+         ("card",), ("4.13",)),
+    Verb("resolve_conflict", "project",
+         "resolve two contradicting effects by the ruleset's priority order (102)",
+         (Arg("effects", "effects", "the effects: [{id, strong, continuous, timestamp, ability, "
+                                    "prohibiting}]"),
+          Arg("policy", "string", "the priority policy")),
+         ("effects",), ("102",)),
+)
+
+SPEC_VERBS: dict[str, Verb] = {v.name: v for v in _SPEC_ACTIONS + _SPEC_EFFECTS}
+PROJECT_VERBS: dict[str, Verb] = {v.name: v for v in _PROJECT}
+ALL_VERBS: dict[str, Verb] = {**SPEC_VERBS, **PROJECT_VERBS}
+ACTION_VERBS = tuple(v.name for v in _SPEC_ACTIONS)
+EFFECT_VERBS = tuple(v.name for v in _SPEC_EFFECTS)
+
+assert not set(SPEC_VERBS) & set(PROJECT_VERBS)
+for _v in ALL_VERBS.values():
+    assert set(_v.required) <= set(_v.arg_names), _v.name
+    assert not set(_v.arg_names) & set(COMMON_ARGS), _v.name
+
+
+# --------------------------------------------------------------------------
+# JSON Schema fragments (the schema file's per-verb definitions are these)
+
+def arg_schema(arg: Arg) -> dict:
+    """The JSON Schema of one argument (``$ref``s point into the case schema's ``$defs``)."""
+    t = arg.type
+    if t == "player":
+        s = {"$ref": "#/$defs/player"}
+    elif t == "card":
+        s = {"$ref": "#/$defs/card_id"}
+    elif t == "cards":
+        s = {"type": "array", "items": {"$ref": "#/$defs/card_id"}}
+    elif t == "card_or_player":
+        s = {"$ref": "#/$defs/card_or_player"}
+    elif t == "targets":
+        s = {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}}
+    elif t == "attacks":
+        s = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/attack"}}
+    elif t == "card_def":
+        s = {"$ref": "#/$defs/new_card"}
+    elif t == "effects":
+        s = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/conflict_effect"}}
+    elif t in ("amount", "count"):
+        s = {"type": "integer", "minimum": 0}
+    elif t == "integer":
+        s = {"type": "integer"}
+    elif t == "boolean":
+        s = {"type": "boolean"}
+    elif t == "string":
+        s = {"type": "string", "minLength": 1}
+    elif t == "enum":
+        s = {"enum": list(arg.values)}
+    elif t == "ability":
+        s = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "minLength": 1}]}
+    elif t == "any":
+        s = {}
+    else:  # pragma: no cover - guarded by the tests
+        raise ValueError(f"unknown argument type {t!r}")
+    return {"description": arg.description, **s}
+
+
+def step_args_schema(verb: Verb) -> dict:
+    """The JSON Schema of a verb's argument mapping (``{verb: <this>}``)."""
+    props = {a.name: arg_schema(a) for a in verb.args}
+    for a in COMMON_ARGS.values():
+        props[a.name] = arg_schema(a)
+    out = {
+        "title": f"{verb.name} ({'project addition' if verb.group == 'project' else verb.group})",
+        "description": verb.description,
+        "type": "object",
+        "properties": props,
+        "additionalProperties": False,
+    }
+    if verb.required:
+        out["required"] = list(verb.required)
+    return out

@@ -1,0 +1,324 @@
+"""Effects of a source: the effect verbs of hkk-case/1 and the project's additions.
+
+Each handler takes the Game and the step's arguments, checks what the rules
+require and changes the state through the zone mover (model/zones.py) and the
+resource functions (model/resources.py). Clauses by verb:
+- draw 4.12 (3.2 own deck only; an empty deck draws nothing, rb7:huzasi-fazis)
+- search 4.13 (4.13.2 to the graveyard/Void it is a mill)
+- discard 4.17 (4.17.2 the hand's player chooses, 4.17.3 all when fewer, 4.17.5 as a cost)
+- mill 4.18 (4.18.1 all when fewer, 4.18.3 as a cost)
+- move 4.14, 4.15, 4.7, 4.8 (through the mover), exile 4.16
+- damage / heal 4.25, 4.26; sacrifice 104, 105; sacrifice_hp / sacrifice_max_hp 103
+- change_max_hp / change_max_vp 3.19; gain_vp / gain_components 3.13, 3.18, 115
+- steal 5.3.2, 5.5.9, 131.10; create 96.0, 96.6, 96.7; passivate 5.5.7.1, 5.4.5, 5.5.4
+- put_counter / remove_counter 117–127 (model/counters.py)
+- resolve_conflict 102 (model/priority.py)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import counters, damage, resources, stats
+from .errors import InputProblem
+from .game import Game
+from .state import PLAYERS, TABLE_ZONES, card_from_def, other
+from .zones import Cause, move_card, shuffle_deck
+
+Handler = Callable[[Game, dict[str, Any], str], None]
+
+
+def _count(args: dict[str, Any], key: str = "count", default: int = 1) -> int:
+    n = args.get(key, default)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputProblem(f"{key}: expected a non-negative integer, got {n!r}")
+    return n
+
+
+def _player(args: dict[str, Any], by: str, key: str = "player") -> str:
+    p = args.get(key, by)
+    if p not in PLAYERS:
+        raise InputProblem(f"{key}: unknown player {p!r}")
+    return p
+
+
+def do_damage(g: Game, a: dict[str, Any], by: str) -> None:
+    damage.deal_damage(g, a["target"], _count(a, "amount"), a.get("element"), a.get("source"))
+
+
+def do_heal(g: Game, a: dict[str, Any], by: str) -> None:
+    damage.heal(g, a["target"], _count(a, "amount"))
+
+
+def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
+    """4.12.0: the top card(s) of the player's own deck into the hand; an empty deck gives nothing."""
+    deck = g.player(player).zones["deck"]
+    drawn = 0
+    for _ in range(count):
+        if not deck:
+            break
+        cid = deck[0]
+        move_card(g, cid, "hand", Cause(cause))
+        if cause == "draw":
+            g.emit("drew", player=player, card=cid)
+        drawn += 1
+    return drawn
+
+
+def do_draw(g: Game, a: dict[str, Any], by: str) -> None:
+    draw_cards(g, _player(a, by), _count(a))
+
+
+def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
+    player = _player(a, by)
+    hand = g.player(player).zones["hand"]
+    to = a.get("to", "graveyard")
+    if to not in ("graveyard", "void"):
+        raise InputProblem(f"to: discard goes to graveyard or void, not {to!r}")
+    as_cost = bool(a.get("as_cost", False))
+    chosen = a.get("cards")
+    count = _count(a, default=len(chosen) if chosen is not None else 1)
+    if as_cost and len(hand) < count:
+        g.refuse("4.17.5", f"{player} holds {len(hand)} card(s), the cost discards {count}: "
+                           "nothing is discarded and the cost is not paid")
+    if chosen is None:
+        if len(hand) <= count:
+            chosen = list(hand)                          # 4.17.3
+        else:
+            g.state.pending = {"player": player, "choice": "discard", "count": count,
+                               "options": list(hand), "step": {"discard": dict(a)}, "by": by}
+            g.emit("decision_pending", player=player, choice="discard", count=count, clause="4.17.2")
+            return
+    chosen = list(chosen)
+    for cid in chosen:
+        if cid not in hand:
+            g.refuse("4.17.0", f"{cid} is not in {player}'s hand")
+    if len(set(chosen)) != len(chosen):
+        raise InputProblem("cards: a card is named twice")
+    if len(chosen) != min(count, len(hand)):
+        g.refuse("4.17.3", f"{count} card(s) must be discarded, {len(chosen)} named")
+    for cid in chosen:
+        where = move_card(g, cid, to, Cause("discard", as_cost=as_cost))
+        g.emit("discarded", player=player, card=cid, to=where)
+
+
+def do_mill(g: Game, a: dict[str, Any], by: str) -> None:
+    player = _player(a, by)
+    count = _count(a)
+    to = a.get("to", "graveyard")
+    if to not in ("graveyard", "void"):
+        raise InputProblem(f"to: mill goes to graveyard or void, not {to!r}")
+    as_cost = bool(a.get("as_cost", False))
+    deck = g.player(player).zones["deck"]
+    if as_cost and len(deck) < count:
+        g.refuse("4.18.3", f"{player}'s deck holds {len(deck)} card(s), the cost mills {count}")
+    for cid in list(deck[:count]):                       # 4.18.1
+        where = move_card(g, cid, to, Cause("mill", as_cost=as_cost))
+        g.emit("milled", player=player, card=cid, to=where)
+
+
+def do_move(g: Game, a: dict[str, Any], by: str) -> None:
+    cid = a["card"]
+    g.card(cid)
+    to = a["to"]
+    kind = {"hand": "return", "deck_top": "shuffle", "deck_bottom": "shuffle",
+            "deck_shuffle": "shuffle"}.get(to, "effect")
+    if to == "hand" and g.state.zone_of(cid) == "deck":
+        kind = "search"
+    if to in ("graveyard", "void") and g.state.zone_of(cid) == "deck":
+        kind = "mill"                                     # 4.13.2
+    if to in ("graveyard", "void") and g.state.zone_of(cid) == "hand":
+        kind = "discard"
+    player = a.get("player") if to in TABLE_ZONES else None
+    move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False))), to_player=player)
+
+
+def do_exile(g: Game, a: dict[str, Any], by: str) -> None:
+    cid = a["card"]
+    g.card(cid)
+    loc = g.state.locate(cid)
+    if g.state.zone_of(cid) == "void":
+        g.refuse("4.8.4", f"{cid} is already in the Void: nothing ever leaves it")
+    if not loc or loc[1] != "graveyard":
+        g.refuse("4.16.0", f"{cid} is not in a graveyard: only a card in a graveyard can be exiled")
+    where = move_card(g, cid, "void", Cause("exile"), to_player=loc[0])   # 4.16.1
+    g.emit("exiled", card=cid, player=loc[0], to=where)
+
+
+def do_search(g: Game, a: dict[str, Any], by: str) -> None:
+    player = _player(a, by)
+    cid = a["card"]
+    g.card(cid)
+    if cid not in g.player(player).zones["deck"]:
+        g.refuse("4.13.1", f"{cid} is not in {player}'s deck")
+    to = a.get("to", "hand")
+    cause = "mill" if to in ("graveyard", "void") else "search"   # 4.13.2
+    move_card(g, cid, to, Cause(cause))
+    if cause == "search" and to != "deck_top":
+        shuffle_deck(g, player)
+
+
+def do_shuffle(g: Game, a: dict[str, Any], by: str) -> None:
+    shuffle_deck(g, _player(a, by))
+
+
+def do_put_counter(g: Game, a: dict[str, Any], by: str) -> None:
+    counters.put_counter(g, a["card"], str(a["counter"]), _count(a))
+
+
+def do_remove_counter(g: Game, a: dict[str, Any], by: str) -> None:
+    counters.remove_counter(g, a["card"], str(a["counter"]), _count(a))
+
+
+def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: bool = False) -> str:
+    """104 / 105: a player sacrifices one of their permanents: it goes to the graveyard."""
+    clause = "104.0" if forced else "105.0"
+    g.card(cid)
+    if g.state.controller(cid) != player:
+        g.refuse(clause, f"{cid} is not a permanent of {player}: a player sacrifices only their own permanents")
+    g.emit("sacrificed", player=player, card=cid, forced=forced)
+    return move_card(g, cid, "graveyard", Cause("sacrifice", forced=forced, as_cost=as_cost))
+
+
+def do_sacrifice(g: Game, a: dict[str, Any], by: str) -> None:
+    sacrifice_permanent(g, _player(a, by), a["card"], bool(a.get("forced", False)),
+                        bool(a.get("as_cost", False)))
+
+
+def do_sacrifice_hp(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.sacrifice_hp(g, _player(a, by), _count(a, "amount"), bool(a.get("as_cost", False)))
+
+
+def do_sacrifice_max_hp(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.sacrifice_max_hp(g, _player(a, by), _count(a, "amount"), bool(a.get("as_cost", False)))
+
+
+def _delta(a: dict[str, Any]) -> int:
+    d = a.get("delta")
+    if isinstance(d, bool) or not isinstance(d, int):
+        raise InputProblem(f"delta: expected an integer, got {d!r}")
+    return d
+
+
+def do_change_max_hp(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.change_max(g, _player(a, by), "hp", _delta(a))
+
+
+def do_change_max_vp(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.change_max(g, _player(a, by), "vp", _delta(a))
+
+
+def _amount(a: dict[str, Any]) -> int:
+    n = a.get("amount")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise InputProblem(f"amount: expected an integer, got {n!r}")
+    return n
+
+
+def do_gain_vp(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.gain_vp(g, _player(a, by), _amount(a))
+
+
+def do_gain_components(g: Game, a: dict[str, Any], by: str) -> None:
+    resources.gain_components(g, _player(a, by), _amount(a))
+
+
+def do_steal(g: Game, a: dict[str, Any], by: str) -> None:
+    cid = a["card"]
+    card = g.card(cid)
+    new = _player(a, by, "to")
+    st = g.state
+    old = st.controller(cid)
+    if old is None:
+        g.refuse("5.6.2", f"{cid} is not on the table: only a permanent has a controller to change")
+    if old == new:
+        g.refuse("5.6.2", f"{cid} is already {new}'s")
+    if stats.has_ability(card, "no_control_change"):
+        g.refuse("131.10", f"{cid} cannot change controller")
+    zone = "reserve" if card.is_creature else "table"     # 5.3.2, 5.5.9
+    where = move_card(g, cid, zone, Cause("steal"), to_player=new)
+    if where != "stayed":
+        g.emit("control_changed", card=cid, **{"from": old}, to=new)
+
+
+def do_create(g: Game, a: dict[str, Any], by: str) -> None:
+    player = _player(a, by)
+    d = dict(a.get("card") or {})
+    cid = d.pop("id", None)
+    if not isinstance(cid, str) or not cid:
+        raise InputProblem("card.id: a created card needs an id")
+    st = g.state
+    if cid in st.cards:
+        raise InputProblem(f"card.id: {cid!r} already exists")
+    d.setdefault("owner", player)                          # 96.7
+    if not d.get("standalone_token"):
+        d.setdefault("premade", True)                      # 96.0
+    explicit_active = d.get("active")
+    card = card_from_def(cid, d, default_owner=player, where=f"/card")
+    st.cards[cid] = card
+    zone = a.get("zone") or ("reserve" if card.is_creature else "table")   # 96.6
+    zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
+    g.emit("created", card=cid, player=player, zone=zone)
+    move_card(g, cid, zone, Cause("create"), to_player=player, active=explicit_active)
+
+
+def do_passivate(g: Game, a: dict[str, Any], by: str) -> None:
+    cid = a["card"]
+    card = g.card(cid)
+    zone = g.state.zone_of(cid)
+    if zone not in TABLE_ZONES:
+        g.refuse("5.5.7.1", f"{cid} is not on the table: only permanents are passivated")
+    if zone == "guard_post":
+        g.refuse("5.4.5", f"{cid} is in the guard post: guard-post creatures cannot be passivated")
+    if card.attached_to:
+        g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards cannot be passivated")
+    if not card.active:
+        g.refuse("5.5.7.1", f"{cid} is already passive: only an active card can be passivated")
+    card.active = False
+    g.emit("passivated", card=cid)
+
+
+def do_activate_card(g: Game, a: dict[str, Any], by: str) -> None:
+    cid = a["card"]
+    card = g.card(cid)
+    if g.state.zone_of(cid) not in TABLE_ZONES:
+        g.refuse("4.9.3", f"{cid} is not on the table: only permanents are active or passive")
+    if not card.active:
+        card.active = True
+        g.emit("activated", card=cid)
+
+
+def do_resolve_conflict(g: Game, a: dict[str, Any], by: str) -> None:
+    from . import priority  # the priority order (102) as data
+    effs = a.get("effects") or []
+    if len(effs) != 2:
+        raise InputProblem("effects: exactly two contradicting effects")
+    policy = a.get("policy", g.rules.priority_policy)
+    e1, e2 = (priority.Effect.from_dict(e) for e in effs)
+    verdict = priority.compile_policy(policy).resolve(e1, e2)
+    winner = None if verdict.winner is None else (effs[0] if verdict.winner == "a" else effs[1]).get("id")
+    g.emit("conflict_resolved", winner=winner, clause=verdict.clause, policy=policy,
+           unresolved=True if verdict.winner is None else None)
+
+
+EFFECTS: dict[str, Handler] = {
+    "damage": do_damage, "heal": do_heal, "draw": do_draw, "discard": do_discard, "mill": do_mill,
+    "move": do_move, "exile": do_exile, "put_counter": do_put_counter,
+    "remove_counter": do_remove_counter, "sacrifice": do_sacrifice,
+    "sacrifice_hp": do_sacrifice_hp, "sacrifice_max_hp": do_sacrifice_max_hp,
+    "change_max_hp": do_change_max_hp, "change_max_vp": do_change_max_vp,
+    "gain_vp": do_gain_vp, "gain_components": do_gain_components, "steal": do_steal,
+    "create": do_create, "passivate": do_passivate, "activate_card": do_activate_card,
+    "search": do_search, "shuffle": do_shuffle, "resolve_conflict": do_resolve_conflict,
+}
+
+
+
+def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
+    """Carry out one effect verb (used by the engine and by a resolving card's `effects`)."""
+    handler = EFFECTS.get(verb)
+    if handler is None:
+        raise InputProblem(f"unknown effect verb {verb!r}")
+    handler(g, args, by)
+
+
+__all__ = ["EFFECTS", "apply_effect", "draw_cards", "sacrifice_permanent", "other"]

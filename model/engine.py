@@ -1,0 +1,137 @@
+"""The engine as a function: (state, step) → new state, events, refusal or a pending decision.
+
+`apply` works on a copy of the state: a step the rules refuse returns the
+state it was given, untouched, with the refusing clause. `run_case` applies a
+case's steps in order and stops at the first refusal (hkk-case/1 `error`).
+The verbs and the modules that carry them out:
+- player actions: start_game, advance, exchange, sacrifice_for_components
+  (model/turn.py), play (model/play.py), choose (pending decisions, 4.17.2),
+  attack, strike_back, activate (model/combat.py, model/abilities.py)
+- effects of a source: model/effects.py
+"""
+from __future__ import annotations
+
+import copy
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import combat, turn
+from .damage import settle
+from .effects import EFFECTS, apply_effect
+from .errors import InputProblem, Refusal
+from .game import Game
+from .play import play
+from .ruleset import DEFAULT_RULESET, Ruleset, available_rulesets, load_ruleset
+from .state import PLAYERS, State, from_given
+from .view import result_of, to_dict
+
+ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
+    "start_game": turn.start_game,
+    "advance": turn.advance,
+    "exchange": turn.exchange,
+    "sacrifice_for_components": turn.sacrifice_for_components,
+    "play": play,
+    **combat.ACTIONS,
+}
+SUPPORTED_VERBS = sorted(set(ACTIONS) | set(EFFECTS) | {"choose"})
+
+
+@dataclass
+class Outcome:
+    state: State
+    events: list[dict[str, Any]] = field(default_factory=list)
+    refusal: Refusal | None = None
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        return self.state.pending
+
+
+def _choose(g: Game, a: dict[str, Any], by: str) -> None:
+    st = g.state
+    pend = st.pending
+    if not pend:
+        g.refuse("4.23.5", "no decision is pending")
+    player = a.get("player", pend["player"])
+    if player != pend["player"]:
+        g.refuse("4.17.2", f"the decision is {pend['player']}'s, not {player}'s")
+    (verb, args), = pend["step"].items()
+    args = dict(args)
+    if "cards" in a:
+        args["cards"] = list(a["cards"])
+    if "value" in a:
+        args["value"] = a["value"]
+    st.pending = None
+    _dispatch(g, verb, args, pend.get("by", by))
+
+
+def _dispatch(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
+    if verb == "choose":
+        _choose(g, args, by)
+    elif verb in ACTIONS:
+        ACTIONS[verb](g, args, by)
+    elif verb in EFFECTS:
+        apply_effect(g, verb, args, by)
+    else:
+        raise InputProblem(f"unknown verb {verb!r}")
+
+
+def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RULESET) -> Outcome:
+    """Apply one step. The given state is never changed."""
+    if isinstance(rules, str):
+        rules = load_ruleset(rules)
+    if not isinstance(step, dict) or len(step) != 1:
+        raise InputProblem(f"a step is a mapping with one verb, got {step!r}")
+    (verb, args), = step.items()
+    args = dict(args or {})
+    by = args.get("by", state.active)
+    if by not in PLAYERS:
+        raise InputProblem(f"by: unknown player {by!r}")
+    g = Game(state.clone(), rules)
+    try:
+        if g.state.pending and verb != "choose":
+            g.refuse("4.23.5", f"{g.state.pending['player']} must first answer the pending "
+                               f"{g.state.pending['choice']} decision")
+        if g.state.result is not None and verb not in ("choose",):
+            g.refuse("4.19.1", "the game is over")
+        _dispatch(g, verb, args, by)
+        settle(g)
+    except Refusal as refusal:
+        return Outcome(state=state, events=[], refusal=refusal)
+    return Outcome(state=g.state, events=g.events)
+
+
+@dataclass
+class RunResult:
+    state: dict
+    events: list = field(default_factory=list)
+    refused: dict | None = None          # {"step": i, "clause": c, "message": m}
+    result: Any = "ongoing"              # "ongoing" | {"winner": "A"} | {"draw": True}
+
+
+def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET
+              ) -> tuple[State, Ruleset, list[dict[str, Any]], dict | None]:
+    rules = load_ruleset(ruleset)
+    state = from_given(given, rules)
+    events: list[dict[str, Any]] = []
+    refused = None
+    for i, step in enumerate(when or []):
+        out = apply(state, step, rules)
+        if out.refusal is not None:
+            refused = {"step": i, "clause": out.refusal.clause, "message": out.refusal.message}
+            break
+        state = out.state
+        events.extend(out.events)
+    return state, rules, events, refused
+
+
+def run_case(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET) -> RunResult:
+    """Run a case's `given` and `when`; the state returned is the last accepted one."""
+    state, rules, events, refused = run_state(copy.deepcopy(given), copy.deepcopy(when), ruleset)
+    return RunResult(state=to_dict(state, rules), events=events, refused=refused,
+                     result=result_of(state))
+
+
+__all__ = ["apply", "run_case", "run_state", "Outcome", "RunResult", "SUPPORTED_VERBS",
+           "available_rulesets", "InputProblem", "traceback"]

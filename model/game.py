@@ -1,0 +1,46 @@
+"""The working context of one step: the state being changed, the ruleset, the events.
+
+The engine (model/engine.py) hands every rule module a `Game` over a copy of
+the state; a `Refusal` raised anywhere throws the copy away, so a refused step
+changes nothing. The random generator is seeded from the state (`seed` and a
+counter kept in the state), so the same seed and steps give the same game.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, NoReturn
+
+from .errors import InputProblem, Refusal
+from .ruleset import Ruleset
+from .state import PLAYERS, Card, Player, State
+
+
+class Game:
+    def __init__(self, state: State, rules: Ruleset):
+        self.state = state
+        self.rules = rules
+        self.events: list[dict[str, Any]] = []
+
+    # -- events and refusals ----------------------------------------------
+    def emit(self, event: str, **fields: Any) -> None:
+        self.events.append({"event": event, **{k: v for k, v in fields.items() if v is not None}})
+
+    @staticmethod
+    def refuse(clause: str, message: str) -> NoReturn:
+        raise Refusal(clause, message)
+
+    # -- lookups -------------------------------------------------------------
+    def card(self, card_id: Any) -> Card:
+        if not isinstance(card_id, str) or card_id not in self.state.cards:
+            raise InputProblem(f"unknown card {card_id!r}")
+        return self.state.cards[card_id]
+
+    def player(self, name: Any) -> Player:
+        if name not in PLAYERS:
+            raise InputProblem(f"unknown player {name!r}")
+        return self.state.players[name]
+
+    def rng(self) -> random.Random:
+        """A generator derived from the state's seed; each use advances the state's counter."""
+        self.state.rng_counter += 1
+        return random.Random(f"{self.state.seed}/{self.state.rng_counter}")

@@ -1,0 +1,248 @@
+"""The game state: players, zones, cards — the base state only.
+
+Covers the shape of `hkk-case/1` (`given` and the returned state) and the
+zones of Kódex 4.2 (deck), 4.4 (hand), 4.7 (graveyard), 4.8 (Void), 5.3
+(reserve), 5.4 (guard post), 5.5 (other permanents on the table), with the
+owner (5.6.1) kept on the card and the controller (5.6.2) derived from the
+zone that lists it. Computed values (current Sebzés and Ép with counters and
+bonuses) are not stored: model/stats.py derives them.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from .errors import InputProblem
+from .ruleset import Ruleset
+
+PLAYERS = ("A", "B")
+PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
+ZONES = ("deck", "hand", "reserve", "guard_post", "table", "graveyard", "void")
+TABLE_ZONES = ("reserve", "guard_post", "table")
+KINDS = ("creature", "instant", "sorcery", "enchantment", "item", "building", "skill",
+         "body_part", "location")
+PERMANENT_KINDS = ("creature", "enchantment", "item", "building", "skill", "body_part", "location")
+
+# card fields this module reads; every other field of a card definition is kept verbatim
+_CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "damage", "hp",
+                "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
+                "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
+                # returned-only fields, accepted back so a returned state can be a `given`
+                "zone", "player", "max_hp", "base_damage", "base_hp"}
+
+
+def other(player: str) -> str:
+    return "B" if player == "A" else "A"
+
+
+@dataclass
+class Card:
+    id: str
+    kind: str
+    owner: str
+    name: str | None = None
+    subtypes: list[str] = field(default_factory=list)
+    cost: dict[str, int] = field(default_factory=dict)
+    base_damage: int | None = None
+    base_hp: int | None = None
+    components_yield: int = 0
+    active: bool = True
+    counters: dict[str, int] = field(default_factory=dict)
+    wounds: int = 0
+    premade: bool = False
+    standalone_token: bool = False
+    abilities: list[dict[str, Any]] = field(default_factory=list)
+    attached_to: str | None = None
+    bonus: dict[str, int] = field(default_factory=dict)
+    effects: list[dict[str, Any]] = field(default_factory=list)
+    needs_target: bool = False
+    timestamp: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_creature(self) -> bool:
+        return self.kind == "creature"
+
+    def counter(self, name: str) -> int:
+        return self.counters.get(name, 0)
+
+    def has_subtype(self, name: str) -> bool:
+        return name in self.subtypes
+
+
+@dataclass
+class Player:
+    name: str
+    hp: int
+    max_hp: int
+    vp: int
+    max_vp: int
+    components: int = 0
+    turn: int = 1
+    zones: dict[str, list[str]] = field(default_factory=lambda: {z: [] for z in ZONES})
+
+
+@dataclass
+class State:
+    active: str
+    phase: str
+    players: dict[str, Player]
+    cards: dict[str, Card]
+    removed: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None     # None: ongoing
+    seed: int = 0
+    rng_counter: int = 0
+    clock: int = 0                           # timestamps for "played later" (102.3)
+    pending: dict[str, Any] | None = None
+    turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
+
+    def clone(self) -> "State":
+        return copy.deepcopy(self)
+
+    # -- where things are -------------------------------------------------
+    def locate(self, card_id: str) -> tuple[str, str] | None:
+        """(player, zone) of the zone listing the card, or None (removed or never placed)."""
+        for pname, pl in self.players.items():
+            for zone, ids in pl.zones.items():
+                if card_id in ids:
+                    return pname, zone
+        return None
+
+    def zone_of(self, card_id: str) -> str | None:
+        loc = self.locate(card_id)
+        if loc:
+            return loc[1]
+        return "removed" if card_id in self.removed else None
+
+    def on_table(self, card_id: str) -> bool:
+        loc = self.locate(card_id)
+        return bool(loc) and loc[1] in TABLE_ZONES
+
+    def controller(self, card_id: str) -> str | None:
+        """5.6.2: the player on whose side of the table the card lies."""
+        loc = self.locate(card_id)
+        return loc[0] if loc and loc[1] in TABLE_ZONES else None
+
+    def permanents(self, player: str | None = None) -> Iterator[Card]:
+        for pname in (player,) if player else PLAYERS:
+            for zone in TABLE_ZONES:
+                for cid in self.players[pname].zones[zone]:
+                    yield self.cards[cid]
+
+    def creatures_on_table(self, player: str | None = None) -> Iterator[Card]:
+        return (c for c in self.permanents(player) if c.is_creature)
+
+    def attached_to(self, card_id: str) -> list[str]:
+        return [c.id for c in self.permanents() if c.attached_to == card_id]
+
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
+
+# ---------------------------------------------------------------------------
+# building a state from `given`
+# ---------------------------------------------------------------------------
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputProblem(f"{where}: expected an integer, got {value!r}")
+    return value
+
+
+def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
+    """Build the base state from a case's `given` (every field defaulted per hkk-case/1)."""
+    given = copy.deepcopy(given or {})
+    turn = given.get("turn") or {}
+    active = turn.get("active", "A")
+    phase = turn.get("phase", "main1")
+    if active not in PLAYERS:
+        raise InputProblem(f"/turn/active: unknown player {active!r}")
+    if phase not in PHASES:
+        raise InputProblem(f"/turn/phase: unknown phase {phase!r}")
+    defs = given.get("cards") or {}
+    players: dict[str, Player] = {}
+    listed: dict[str, tuple[str, str]] = {}
+    for pname in PLAYERS:
+        pd = (given.get("players") or {}).get(pname) or {}
+        pl = Player(
+            name=pname,
+            hp=_int(pd.get("hp", rules.starting_hp), f"/players/{pname}/hp"),
+            max_hp=_int(pd.get("max_hp", rules.max_hp), f"/players/{pname}/max_hp"),
+            vp=_int(pd.get("vp", rules.starting_vp), f"/players/{pname}/vp"),
+            max_vp=_int(pd.get("max_vp", rules.max_vp), f"/players/{pname}/max_vp"),
+            components=_int(pd.get("components", 0), f"/players/{pname}/components"),
+            turn=_int(pd.get("turn", 1), f"/players/{pname}/turn"),
+        )
+        for zone in ZONES:
+            ids = list(pd.get(zone) or [])
+            for cid in ids:
+                if cid not in defs:
+                    raise InputProblem(f"/players/{pname}/{zone}: card {cid!r} is not defined under cards")
+                if cid in listed:
+                    raise InputProblem(f"/players/{pname}/{zone}: card {cid!r} is also listed in "
+                                       f"{listed[cid][0]}'s {listed[cid][1]}")
+                listed[cid] = (pname, zone)
+            pl.zones[zone] = ids
+        players[pname] = pl
+    cards: dict[str, Card] = {}
+    for cid, d in defs.items():
+        loc = listed.get(cid)
+        cards[cid] = card_from_def(str(cid), d or {}, default_owner=loc[0] if loc else "A",
+                                   where=f"/cards/{cid}")
+        if loc and loc[1] in TABLE_ZONES and (d or {}).get("controller") not in (None, loc[0]):
+            raise InputProblem(f"/cards/{cid}/controller: {d['controller']!r} but the card lies in "
+                               f"{loc[0]}'s {loc[1]} (5.6.2: the controller is the player whose side it is on)")
+        if not loc or loc[1] not in TABLE_ZONES:
+            cards[cid].active = True  # activity is a property of permanents only
+            if cards[cid].attached_to:
+                raise InputProblem(f"/cards/{cid}/attached_to: only a card on the table sits on another")
+    removed = [str(x) for x in given.get("removed") or []]
+    for cid in removed:
+        if cid not in cards:
+            raise InputProblem(f"/removed: card {cid!r} is not defined under cards")
+        if cid in listed:
+            raise InputProblem(f"/removed: card {cid!r} is also listed in a zone")
+    state = State(active=active, phase=phase, players=players, cards=cards, removed=removed,
+                  seed=_int(given.get("seed", 0), "/seed"))
+    for c in cards.values():
+        if c.attached_to and c.attached_to not in cards:
+            raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
+    # the order the permanents lie in stands for the order they were played (102.3)
+    for c in state.permanents():
+        c.timestamp = state.tick()
+    if given.get("pending"):
+        state.pending = copy.deepcopy(given["pending"])
+    return state
+
+
+def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -> Card:
+    kind = d.get("kind")
+    if kind not in KINDS:
+        raise InputProblem(f"{where}/kind: unknown card kind {kind!r}")
+    owner = d.get("owner", default_owner)
+    if owner not in PLAYERS:
+        raise InputProblem(f"{where}/owner: unknown player {owner!r}")
+    counters = {str(k): _int(v, f"{where}/counters/{k}") for k, v in (d.get("counters") or {}).items()}
+    base_damage = d.get("base_damage", d.get("damage"))
+    base_hp = d.get("base_hp", d.get("hp"))
+    return Card(
+        id=cid, kind=kind, owner=owner, name=d.get("name"),
+        subtypes=list(d.get("subtypes") or []),
+        cost={str(k): _int(v, f"{where}/cost/{k}") for k, v in (d.get("cost") or {}).items()},
+        base_damage=None if base_damage is None else _int(base_damage, f"{where}/damage"),
+        base_hp=None if base_hp is None else _int(base_hp, f"{where}/hp"),
+        components_yield=_int(d.get("components_yield", 0), f"{where}/components_yield"),
+        active=bool(d.get("active", True)),
+        counters={k: v for k, v in counters.items() if v},
+        wounds=_int(d.get("wounds", 0), f"{where}/wounds"),
+        premade=bool(d.get("premade", False)),
+        standalone_token=bool(d.get("standalone_token", False)),
+        abilities=[dict(a) for a in d.get("abilities") or []],
+        attached_to=d.get("attached_to"),
+        bonus={str(k): _int(v, f"{where}/bonus/{k}") for k, v in (d.get("bonus") or {}).items()},
+        effects=copy.deepcopy(list(d.get("effects") or [])),
+        needs_target=bool(d.get("needs_target", False)),
+        extra={k: copy.deepcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},
+    )

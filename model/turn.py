@@ -1,0 +1,190 @@
+"""Turns and phases: the start of the game, `advance`, the exchange, the end of a turn.
+
+Clauses: 3.6–3.8 (opening hands of five, the starting player, the first turn
+begins with a draw), 3.10–3.11 (turns alternate, divided into phases), 3.13
+(VP at the start of every turn), 3.14–3.15 (the end-of-turn result), 4.10.2–4.10.3
+(a turn from preparation to end; the active player), 4.11.1–4.11.2 (the phases
+in a fixed order, each takes place), 4.12.2 (the opening hand is not a draw),
+5.4.1, 5.4.3–5.4.5 (the exchange: reserve ↔ guard post, at most three, passive
+creatures stay out), 105.1 (sacrifice for components in the preparation phase),
+rb7:elokeszito-fazis (VP income 1, 2, 3, 4, 5 + one per two reserve creatures;
+effects; activation; sacrifice for components), rb7:huzasi-fazis (one card,
+none from an empty deck), rb7:csere-fazis, rb7:gyogyulasi-fazis (wounds vanish;
+vision cards leave), rb7:vizio.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import counters, resources
+from .damage import settle
+from .effects import draw_cards
+from .errors import InputProblem
+from .game import Game
+from .state import PHASES, PLAYERS, TABLE_ZONES, other
+from .zones import Cause, move_card
+
+GALETKI = "galetki"
+VISION = "vizio"
+
+
+def _enter(g: Game, phase: str) -> None:
+    """Arrive in a phase and carry out its automatic steps."""
+    st = g.state
+    st.phase = phase
+    g.emit("phase_started", phase=phase, player=st.active)
+    if phase == "preparation":
+        _preparation(g)
+    elif phase == "draw":
+        draw_cards(g, st.active, g.rules.draw_per_turn)
+    elif phase == "end":
+        _end_of_turn(g)
+    settle(g)
+
+
+def _begin_turn(g: Game, player: str) -> None:
+    st = g.state
+    st.active = player
+    st.players[player].turn += 1
+    st.turn_info = {}
+    g.emit("turn_started", player=player, turn=st.players[player].turn)
+    _enter(g, "preparation")
+
+
+def _preparation(g: Game) -> None:
+    """rb7:elokeszito-fazis stages 1–3 (stage 4, sacrifice for components, is the player's action)."""
+    st = g.state
+    p = st.active
+    pl = st.players[p]
+    reserve_creatures = sum(1 for cid in pl.zones["reserve"] if st.cards[cid].is_creature)
+    income = g.rules.vp_income_for(pl.turn) + reserve_creatures // g.rules.reserve_creatures_per_vp
+    resources.gain_vp(g, p, income)                               # 3.13, 3.18
+    counters.preparation_counters(g, p)                           # 118–127
+    for card in list(st.permanents(p)):                           # stage 3: activation
+        if not card.active and not card.counter("sleep"):        # 118.2
+            card.active = True
+            g.emit("activated", card=card.id)
+
+
+def _end_of_turn(g: Game) -> None:
+    """rb7:gyogyulasi-fazis, rb7:vizio, 3.14–3.15."""
+    st = g.state
+    for card in list(st.permanents()):
+        if card.has_subtype(VISION) and st.on_table(card.id):
+            move_card(g, card.id, "graveyard", Cause("effect"))
+    for card in st.permanents():
+        if card.wounds:
+            card.wounds = 0
+            g.emit("wounds_healed", card=card.id)
+    lost = [p for p in PLAYERS if st.players[p].hp <= 0]
+    if len(lost) == 2:
+        st.result = {"draw": True}                                # 3.15
+        g.emit("game_ended", draw=True)
+    elif lost:
+        st.result = {"winner": other(lost[0])}                    # 3.14
+        g.emit("game_ended", winner=other(lost[0]))
+
+
+def next_phase(g: Game) -> None:
+    st = g.state
+    i = PHASES.index(st.phase)
+    if i + 1 < len(PHASES):
+        _enter(g, PHASES[i + 1])
+    else:
+        _begin_turn(g, other(st.active))
+
+
+def advance(g: Game, a: dict[str, Any], by: str) -> None:
+    target = a.get("to")
+    if target not in PHASES:
+        raise InputProblem(f"to: unknown phase {target!r}")
+    st = g.state
+    if st.result is not None:
+        g.refuse("4.19.1", "the game is over")
+    if st.pending:
+        g.refuse("4.23.5", "a decision is pending")
+    first = True
+    while first or st.phase != target:
+        first = False
+        next_phase(g)
+        if st.result is not None:
+            return
+
+
+def start_game(g: Game, a: dict[str, Any], by: str) -> None:
+    """3.6–3.8: both draw their opening hand; the first player's first turn runs to main1."""
+    first = a.get("first", "A")
+    if first not in PLAYERS:
+        raise InputProblem(f"first: unknown player {first!r}")
+    st = g.state
+    for p in (first, other(first)):
+        draw_cards(g, p, g.rules.opening_hand, cause="opening_hand")   # 4.12.2: not a draw
+    for p in PLAYERS:
+        st.players[p].turn = 0
+    st.result = None
+    _begin_turn(g, first)
+    _enter(g, "draw")
+    _enter(g, "main1")
+
+
+def exchange(g: Game, a: dict[str, Any], by: str) -> None:
+    """5.4.1: in the exchange phase the player arranges reserve and guard post."""
+    st = g.state
+    player = a.get("player", by)
+    if player not in PLAYERS:
+        raise InputProblem(f"player: unknown player {player!r}")
+    if st.phase != "exchange" or st.active != player:
+        g.refuse("5.4.1", f"creatures move between reserve and guard post only in {player}'s own exchange phase")
+    pl = st.players[player]
+    mine = pl.zones["reserve"] + pl.zones["guard_post"]
+    post = list(a.get("guard_post", pl.zones["guard_post"]))
+    reserve = a.get("reserve")
+    if reserve is None:
+        reserve = [c for c in pl.zones["reserve"] if c not in post] + \
+                  [c for c in pl.zones["guard_post"] if c not in post]
+    reserve = list(reserve)
+    if sorted(post + reserve) != sorted(mine):
+        g.refuse("5.4.1", "the exchange arranges exactly the player's own reserve and guard-post creatures")
+    size = st.turn_info.get("guard_post_size", g.rules.guard_post_size)
+    if len(post) > size:
+        g.refuse("5.4.3", f"at most {size} creatures stand in the guard post; {len(post)} named")
+    for cid in post:
+        if cid in pl.zones["reserve"] and not st.cards[cid].active:
+            g.refuse("5.4.5", f"{cid} is passive: a passive creature cannot enter the guard post")
+    before = {cid: ("guard_post" if cid in pl.zones["guard_post"] else "reserve") for cid in mine}
+    pl.zones["guard_post"] = post
+    pl.zones["reserve"] = reserve
+    for cid in post + reserve:
+        now = "guard_post" if cid in post else "reserve"
+        if before[cid] != now:
+            g.emit("moved", card=cid, **{"from": before[cid]}, to=now, from_player=player,
+                   to_player=player, cause="exchange")
+
+
+def sacrifice_for_components(g: Game, a: dict[str, Any], by: str) -> None:
+    """rb7:elokeszito-fazis stage 4, 105.1: active monsters in the reserve, for their components."""
+    st = g.state
+    player = a.get("player", by)
+    if player not in PLAYERS:
+        raise InputProblem(f"player: unknown player {player!r}")
+    if st.phase != "preparation" or st.active != player:
+        g.refuse("105.1", "monsters are sacrificed for components only in their controller's preparation phase")
+    cards = a.get("cards") or []
+    total = 0
+    for cid in cards:
+        card = g.card(cid)
+        if cid not in st.players[player].zones["reserve"]:
+            g.refuse("rb7:elokeszito-fazis", f"{cid} is not in {player}'s reserve")
+        if not card.is_creature or not card.active:
+            g.refuse("rb7:elokeszito-fazis", f"{cid} is not an active creature")
+        if card.components_yield <= 0:
+            g.refuse("rb7:elokeszito-fazis", f"{cid} yields no szörnykomponens")
+        if card.has_subtype(GALETKI):
+            g.refuse("rb7:elokeszito-fazis", f"{cid} is a galetki: galetkik are not sacrificed for components")
+        total += card.components_yield
+        g.emit("sacrificed", player=player, card=cid, forced=False)
+        move_card(g, cid, "graveyard", Cause("sacrifice", forced=False))
+    resources.gain_components(g, player, total)
+
+
+__all__ = ["advance", "start_game", "exchange", "sacrifice_for_components", "next_phase", "TABLE_ZONES"]

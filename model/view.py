@@ -1,0 +1,83 @@
+"""The state as data: the shape of `given`, with the computed values of hkk-case/1.
+
+`to_dict` gives what an implementation returns over the protocol: all
+players, all zones, every card with its fields and the derived `damage`,
+`max_hp`, `hp`, `zone`, plus `removed`. Printed values stay in
+`base_damage` / `base_hp` (rb7:sebzes-eletpont-alap-aktualis).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from . import stats
+from .ruleset import Ruleset
+from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State
+
+
+def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
+    loc = state.locate(card.id)
+    zone = loc[1] if loc else ("removed" if card.id in state.removed else None)
+    d: dict[str, Any] = {"kind": card.kind, "owner": card.owner, "zone": zone}
+    if loc:
+        d["player"] = loc[0]
+    if card.name is not None:
+        d["name"] = card.name
+    if card.subtypes:
+        d["subtypes"] = list(card.subtypes)
+    if card.cost:
+        d["cost"] = dict(card.cost)
+    if card.base_damage is not None or card.base_hp is not None:
+        d["base_damage"] = card.base_damage
+        d["base_hp"] = card.base_hp
+        d["damage"] = stats.damage(state, card, rules)
+        d["max_hp"] = stats.max_hp(state, card, rules)
+        d["hp"] = stats.current_hp(state, card, rules)
+    if card.components_yield:
+        d["components_yield"] = card.components_yield
+    if zone in TABLE_ZONES:
+        d["controller"] = loc[0]
+        d["active"] = card.active
+        d["wounds"] = card.wounds
+    d["counters"] = {k: v for k, v in card.counters.items() if v}
+    d["premade"] = card.premade
+    d["standalone_token"] = card.standalone_token
+    if card.abilities:
+        d["abilities"] = copy.deepcopy(card.abilities)
+    if card.attached_to:
+        d["attached_to"] = card.attached_to
+    if card.bonus:
+        d["bonus"] = dict(card.bonus)
+    if card.effects:
+        d["effects"] = copy.deepcopy(card.effects)
+    if card.needs_target:
+        d["needs_target"] = True
+    for k, v in card.extra.items():
+        d.setdefault(k, copy.deepcopy(v))
+    return d
+
+
+def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
+    players = {}
+    for p in PLAYERS:
+        pl = state.players[p]
+        pd: dict[str, Any] = {"hp": pl.hp, "max_hp": pl.max_hp, "vp": pl.vp, "max_vp": pl.max_vp,
+                              "components": pl.components, "turn": pl.turn}
+        for z in ZONES:
+            pd[z] = list(pl.zones[z])
+        players[p] = pd
+    out: dict[str, Any] = {
+        "turn": {"active": state.active, "phase": state.phase},
+        "players": players,
+        "cards": {cid: card_dict(state, c, rules) for cid, c in state.cards.items()},
+        "removed": list(state.removed),
+        "seed": state.seed,
+        "ruleset": rules.name,
+    }
+    if state.pending:
+        out["pending"] = copy.deepcopy({k: v for k, v in state.pending.items() if k not in ("step", "by")})
+    return out
+
+
+def result_of(state: State) -> Any:
+    return copy.deepcopy(state.result) if state.result else "ongoing"

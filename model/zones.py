@@ -1,0 +1,185 @@
+"""The one zone mover: every card that changes place goes through `move_card`.
+
+It owns every zone rule:
+- 4.7.3, 4.7.4 a card goes to its owner's graveyard (a premade card: the player
+  who made it, 96.7); 4.14.1, 4.14.2 to its owner's hand; 4.2.4, 4.15.0 its
+  owner's deck; 4.8.0 its owner's Void; 4.16.1 an exiled card to the Void of
+  the graveyard it lay in.
+- 4.8.4 nothing ever leaves the Void.
+- 4.16.2 table → Void counts as going to the graveyard for related effects.
+- 96.8 / 4.15.1 a premade card (96.0, tokens 96.3.1) never enters a deck or a
+  Void: removed from the game (the reading for the deck is a ruleset option:
+  conflict `premade-bound-for-deck`); rb7:jelzo a standalone token never
+  enters a graveyard, hand, deck or Void: it leaves the game.
+- 4.9.1 instants and sorceries never lie on the table; 5.3.1 creatures lie in
+  the reserve (a creature sent to the "table" goes to the reserve), 5.4.1 only
+  creatures stand in the guard post; 5.4.5 guard-post creatures are active and
+  a passive one cannot enter; 5.3.2, 5.5.9 a permanent changing controller
+  keeps its position, a creature lands in the reserve.
+- 131.5–131.6 a creature (or building, 131.5.1) enters play passive unless it
+  flies; 5.5.5 cards attached to a permanent that leaves go to the graveyard;
+  a card leaving the table loses wounds, counters and position.
+- 134.4.0–134.4.8 a life counter is removed instead of the creature leaving
+  play or changing controller (not for unforced sacrifice, costs, combat, or
+  the creature's own disadvantage); 134.4.2 from a damaging source it heals.
+- rb7:lenyek a creature of a player that dies (table → graveyard/Void)
+  outside the preparation phase yields its szörnykomponens to the opponent,
+  except when sacrificed unforced (105.2) or paid as a cost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InputProblem
+from .game import Game
+from .resources import gain_components
+from .state import PERMANENT_KINDS, TABLE_ZONES, other
+from .stats import flies
+
+DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard", "void",
+                "reserve", "guard_post", "table")
+_ZONE_OF_DEST = {"deck_top": "deck", "deck_bottom": "deck", "deck_shuffle": "deck"}
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why a card moves: decides which rules apply (life counters, components, counts_as)."""
+    kind: str = "effect"        # draw, search, return, shuffle, exile, discard, mill, nekron, sacrifice,
+                                # destroy, play, resolve, effect, exchange, steal, opening_hand, attached, cost
+    as_cost: bool = False
+    forced: bool = True         # for sacrifice: kényszerített (104) or not (105)
+    damage: bool = False        # sent by a damaging source (134.4.2)
+    combat: bool = False        # by a strike or a combat ability (134.4.7)
+    own_disadvantage: bool = False  # 134.4.8
+    counter: str | None = None  # the counter that sends it (134.4.3)
+
+
+def _life_counter_applies(cause: Cause) -> bool:
+    """134.4.7–134.4.8: when the life counter does not work."""
+    if cause.kind == "sacrifice" and not cause.forced:
+        return False
+    return not (cause.as_cost or cause.combat or cause.own_disadvantage)
+
+
+def _yields_components(g: Game, cause: Cause) -> bool:
+    """rb7:lenyek, 105.2: who gets the szörnykomponens of a creature that leaves the table."""
+    if g.state.phase == "preparation":
+        return False
+    if cause.kind == "sacrifice" and not cause.forced:
+        return False
+    return not cause.as_cost
+
+
+def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
+              to_player: str | None = None, index: int | None = None,
+              active: bool | None = None) -> str:
+    """Move one card; return where it ended: a zone name, "removed", or "stayed" (life counter)."""
+    st = g.state
+    card = g.card(card_id)
+    if dest not in DESTINATIONS:
+        raise InputProblem(f"unknown destination {dest!r}")
+    loc = st.locate(card_id)
+    if loc is None and cause.kind == "create" and card_id not in st.removed:
+        loc = (to_player or card.owner, "created")       # a new card comes into being (96.6)
+    if loc is None:
+        if card_id in st.removed:
+            g.refuse("107.0", f"{card_id} has left the game and is in no zone")
+        g.refuse("4.5.2", f"{card_id} is in no zone")
+    src_player, src_zone = loc
+    if src_zone == "void":
+        g.refuse("4.8.4", f"{card_id} is in the Void: nothing ever leaves the Void")
+    zone = _ZONE_OF_DEST.get(dest, dest)
+    was_on_table = src_zone in TABLE_ZONES
+
+    if zone in TABLE_ZONES:
+        if card.kind not in PERMANENT_KINDS:
+            g.refuse("4.9.1", f"{card_id} is a {card.kind}: instants and sorceries never lie on the table")
+        if zone == "table" and card.is_creature:
+            zone = "reserve"  # 5.3.1
+        if zone in ("reserve", "guard_post") and not card.is_creature:
+            g.refuse("5.3.1" if zone == "reserve" else "5.4.1",
+                     f"{card_id} is not a creature: only creatures lie in the {zone}")
+        target = to_player or (src_player if was_on_table else card.owner)
+        if zone == "guard_post" and was_on_table and not card.active:
+            g.refuse("5.4.5", f"{card_id} is passive: a passive creature cannot be in the guard post")
+    else:
+        target = to_player or card.owner
+
+    leaving = was_on_table and zone not in TABLE_ZONES
+    changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
+    if (leaving or changing_controller) and card.is_creature and card.counter("life") > 0 \
+            and _life_counter_applies(cause):
+        card.counters["life"] -= 1                      # 134.4.0
+        if not card.counters["life"]:
+            del card.counters["life"]
+        if cause.damage:
+            card.wounds = 0                             # 134.4.2
+        if cause.counter:
+            card.counters.pop(cause.counter, None)      # 134.4.3
+        g.emit("life_counter_used", card=card_id)
+        return "stayed"
+
+    final, counts_as, removed_by = zone, None, None
+    if card.standalone_token and zone not in TABLE_ZONES:
+        final, removed_by = "removed", "rb7:jelzo"
+    elif card.premade and zone == "deck":
+        if g.rules.reading("premade-bound-for-deck") == "void":
+            final, counts_as = "void", "deck"           # 4.15.1
+        else:
+            final, removed_by = "removed", "96.8"
+    elif card.premade and zone == "void":
+        final, removed_by = "removed", "96.8"
+    if was_on_table and zone == "void" and counts_as is None:
+        counts_as = "graveyard"                          # 4.16.2
+
+    components = card.components_yield if (
+        leaving and card.is_creature and zone in ("graveyard", "void") and not card.standalone_token
+        and _yields_components(g, cause)) else 0
+
+    if src_zone != "created":
+        st.players[src_player].zones[src_zone].remove(card_id)
+    if leaving:
+        card.wounds = 0
+        card.counters = {}
+        card.active = True
+        card.attached_to = None
+    if final == "removed":
+        st.removed.append(card_id)
+    else:
+        ids = st.players[target].zones[final]
+        if dest == "deck_top" or (final == "deck" and dest not in ("deck_bottom", "deck_shuffle")):
+            ids.insert(0, card_id)
+        elif index is not None:
+            ids.insert(max(0, min(index, len(ids))), card_id)
+        else:
+            ids.append(card_id)
+        if dest == "deck_shuffle" and final == "deck":
+            g.rng().shuffle(ids)
+    if final in TABLE_ZONES and not was_on_table:
+        card.timestamp = st.tick()
+        card.wounds = 0
+        if active is not None:
+            card.active = active
+        elif card.kind in ("creature", "building"):
+            card.active = flies(card)                    # 131.5–131.6, 131.5.1
+        else:
+            card.active = True
+    if final == "guard_post":
+        card.active = True                               # 5.4.5
+    g.emit("moved", card=card_id, **{"from": src_zone}, to=final,
+           from_player=None if src_zone == "created" else src_player,
+           to_player=None if final == "removed" else target, counts_as=counts_as, cause=cause.kind)
+    if removed_by:
+        g.emit("removed_from_game", card=card_id, clause=removed_by)
+    if components:
+        gain_components(g, other(src_player), components, card_id)
+    if leaving:
+        for att in st.attached_to(card_id):
+            move_card(g, att, "graveyard", Cause("attached"))  # 5.5.5
+    return final
+
+
+def shuffle_deck(g: Game, player: str) -> None:
+    """4.15.0, 4.2.1: the deck in a random order, from the state's seeded generator."""
+    g.rng().shuffle(g.player(player).zones["deck"])
+    g.emit("shuffled", player=player)

@@ -1,0 +1,353 @@
+"""Clause coverage of the corpus, per Kódex title (section) and per part.
+
+Covers :func:`compute`, which joins
+
+* the clause catalog (``conformance.catalog``; any object with iteration in
+  document order, ``sections()``, ``in_section()``, ``get()`` and ``in``),
+* the corpus cases (a case cites its ``clause`` and every id in ``also``),
+* a run's outcomes (``CaseOutcome`` objects or their dicts from a results
+  JSON; ``pass`` and ``xpass`` count as passed),
+* the untestable registry (:func:`load_untestable`: ``conformance/untestable/
+  *.yaml``, each ``entries: [{clause, reason}]``; may be absent),
+* the conflicts register (:func:`load_conflicts`: ``conformance/conflicts.yaml``,
+  entries ``{id, clauses, summary, readings, option, default, why}``; may be
+  absent),
+
+into the coverage data, schema ``hkk-coverage/1``::
+
+    {"schema": "hkk-coverage/1", "generated": ISO time,
+     "implementation": {"name", "version", ...}, "ruleset": ...,
+     "sections": [{"section", "title", "part", "clauses", "headings",
+                   "covered", "untestable", "uncovered", "testable",
+                   "percent", "cases", "passed"}, ...],
+     "parts":    [{"part", "sections", "clauses", "headings", "covered",
+                   "untestable", "uncovered", "testable", "percent",
+                   "cases", "passed"}, ...],
+     "totals":   {... as a part row, "part": "all"},
+     "uncovered": [{"id", "title", "section", "section_title", "part",
+                    "source", "line"}, ...],
+     "untestable": [{"clause", "reason"}, ...],
+     "unknown_citations": [{"clause", "cases": [ids]}, ...],
+     "conflicts": [{"id", "clauses", "summary", "readings", "option",
+                    "default", "why"}, ...]}
+
+Counting: ``clauses`` are the clauses with non-empty text; ``headings`` (no
+text) are counted apart and never as uncovered. A clause is ``covered`` when
+at least one case cites it; ``untestable`` when the registry lists it and no
+case cites it; ``uncovered`` otherwise. ``testable`` = clauses − untestable;
+``percent`` = covered / testable. ``cases`` counts the distinct cases citing a
+clause of the row (headings included); ``passed`` those of them that passed.
+Section titles keep the Kódex's Hungarian names.
+
+:func:`print_table` / :func:`print_summary` show it with rich;
+:func:`write_reports` writes ``coverage.md`` and ``coverage.json``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+SCHEMA = "hkk-coverage/1"
+ROOT = Path(__file__).resolve().parents[1]
+UNTESTABLE_DIR = ROOT / "conformance" / "untestable"
+CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
+PASSED = ("pass", "xpass")
+
+
+# --------------------------------------------------------------------------
+# inputs
+
+def _yaml(path: Path) -> Any:
+    import yaml
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def load_untestable(directory: str | Path | None = None) -> dict[str, str]:
+    """{clause id: reason} from every ``*.yaml`` under the registry directory."""
+    directory = Path(directory) if directory is not None else UNTESTABLE_DIR
+    out: dict[str, str] = {}
+    if not directory.is_dir():
+        return out
+    for f in sorted(list(directory.glob("*.yaml")) + list(directory.glob("*.yml"))):
+        data = _yaml(f)
+        entries = data.get("entries", []) if isinstance(data, dict) else (data or [])
+        for e in entries or []:
+            if isinstance(e, dict) and e.get("clause") is not None:
+                out.setdefault(str(e["clause"]), str(e.get("reason") or ""))
+    return out
+
+
+def load_conflicts(path: str | Path | None = None) -> list[dict]:
+    """The entries of the conflicts register (empty when it is absent)."""
+    path = Path(path) if path is not None else CONFLICTS_PATH
+    if not path.is_file():
+        return []
+    data = _yaml(path)
+    if isinstance(data, dict):
+        data = data.get("conflicts", data.get("entries", []))
+    return [dict(e) for e in (data or []) if isinstance(e, dict)]
+
+
+def _outcome_map(outcomes: Iterable | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for oc in outcomes or []:
+        if isinstance(oc, dict):
+            cid, res = oc.get("case_id"), oc.get("outcome")
+        else:
+            cid, res = getattr(oc, "case_id", None), getattr(oc, "outcome", None)
+        if cid is not None:
+            out[str(cid)] = str(res)
+    return out
+
+
+def _cited(case) -> list[str]:
+    ids = [str(case.clause)] + [str(a) for a in (case.also or [])]
+    return list(dict.fromkeys(ids))
+
+
+# --------------------------------------------------------------------------
+# the computation
+
+def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
+         passed_ids: set[str]) -> dict:
+    with_text = [c for c in clauses if (c.text or "").strip()]
+    covered = [c for c in with_text if cited.get(c.id)]
+    unt = [c for c in with_text if not cited.get(c.id) and c.id in untestable]
+    cases: set[str] = set()
+    for c in clauses:
+        cases |= cited.get(c.id, set())
+    testable = len(with_text) - len(unt)
+    return {
+        "clauses": len(with_text),
+        "headings": len(clauses) - len(with_text),
+        "covered": len(covered),
+        "untestable": len(unt),
+        "uncovered": len(with_text) - len(covered) - len(unt),
+        "testable": testable,
+        "percent": round(100.0 * len(covered) / testable, 1) if testable else 100.0,
+        "cases": len(cases),
+        "passed": len(cases & passed_ids),
+        "_cases": cases,
+    }
+
+
+def compute(catalog, cases: Iterable, outcomes: Iterable | None = None,
+            implementation: dict | None = None, untestable: dict[str, str] | None = None,
+            conflicts: list[dict] | None = None, ruleset: str | None = None) -> dict:
+    """The coverage data (see the module docstring for its shape).
+
+    ``untestable`` / ``conflicts`` default to the project's registry files.
+    """
+    cases = list(cases)
+    untestable = load_untestable() if untestable is None else dict(untestable)
+    conflicts = load_conflicts() if conflicts is None else list(conflicts)
+    results = _outcome_map(outcomes)
+    passed_ids = {cid for cid, res in results.items() if res in PASSED}
+
+    cited: dict[str, set] = {}
+    unknown: dict[str, list] = {}
+    for case in cases:
+        for cid in _cited(case):
+            cited.setdefault(cid, set()).add(str(case.id))
+            if cid not in catalog:
+                unknown.setdefault(cid, []).append(str(case.id))
+
+    sections, parts_acc = [], {}
+    for section, title, part in catalog.sections():
+        clauses = list(catalog.in_section(section))
+        row = _row(clauses, cited, untestable, passed_ids)
+        sections.append({"section": section, "title": title, "part": part, **row})
+        acc = parts_acc.setdefault(part, {"part": part, "sections": 0, "_clauses": []})
+        acc["sections"] += 1
+        acc["_clauses"].extend(clauses)
+    parts = []
+    for part, acc in parts_acc.items():
+        row = _row(acc["_clauses"], cited, untestable, passed_ids)
+        parts.append({"part": part, "sections": acc["sections"], **row})
+    all_clauses = list(catalog)
+    totals = {"part": "all", "sections": len(sections),
+              **_row(all_clauses, cited, untestable, passed_ids)}
+
+    uncovered = [{"id": c.id, "title": c.title, "section": c.section,
+                  "section_title": c.section_title, "part": c.part,
+                  "source": c.source, "line": c.line}
+                 for c in all_clauses
+                 if (c.text or "").strip() and not cited.get(c.id) and c.id not in untestable]
+    for r in sections + parts + [totals]:
+        r.pop("_cases", None)
+
+    impl = dict(implementation or {})
+    if not impl:
+        impl = {"name": "(no run)"}
+    return {
+        "schema": SCHEMA,
+        "generated": _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "implementation": impl,
+        "ruleset": ruleset,
+        "sections": sections,
+        "parts": parts,
+        "totals": totals,
+        "uncovered": uncovered,
+        "untestable": [{"clause": k, "reason": v} for k, v in untestable.items()],
+        "unknown_citations": [{"clause": k, "cases": v} for k, v in sorted(unknown.items())],
+        "conflicts": [_conflict(c) for c in conflicts],
+    }
+
+
+def _conflict(entry: dict) -> dict:
+    out = {k: entry.get(k) for k in ("id", "clauses", "summary", "readings", "option",
+                                     "default", "why")}
+    for k, v in entry.items():  # keep any further fields
+        out.setdefault(k, v)
+    return out
+
+
+# --------------------------------------------------------------------------
+# output
+
+def _section_label(row: dict) -> str:
+    s = str(row["section"])
+    return f"{s}. {row['title']}" if s.isdigit() else (row["title"] or s)
+
+
+def _part_label(part: str) -> str:
+    return f"{part}. rész" if part and all(ch in "IVXLC" for ch in part) else part
+
+
+def _impl_name(data: dict) -> str:
+    impl = data.get("implementation") or {}
+    return " ".join(str(x) for x in (impl.get("name"), impl.get("version")) if x)
+
+
+def print_table(data: dict, console=None, sections: bool = True) -> None:
+    """The coverage table (per section, then per part and the total)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = console or Console()
+    cols = ("clauses", "headings", "covered", "untestable", "uncovered", "percent",
+            "cases", "passed")
+    if sections:
+        t = Table(title=f"Coverage per Kódex title — {escape(_impl_name(data))}")
+        t.add_column("section", overflow="fold")
+        t.add_column("part")
+        for c in cols:
+            t.add_column(c, justify="right")
+        for r in data["sections"]:
+            t.add_row(escape(_section_label(r)), escape(_part_label(r["part"])),
+                      *[_cell(r, c) for c in cols])
+        console.print(t)
+    t = Table(title=f"Coverage per part — {escape(_impl_name(data))}")
+    t.add_column("part")
+    for c in cols:
+        t.add_column(c, justify="right")
+    for r in data["parts"]:
+        t.add_row(escape(_part_label(r["part"])), *[_cell(r, c) for c in cols])
+    tot = data["totals"]
+    t.add_row("[bold]all[/]", *[f"[bold]{_cell(tot, c)}[/]" for c in cols])
+    console.print(t)
+    if data.get("unknown_citations"):
+        console.print(f"[yellow]{len(data['unknown_citations'])} cited ids are not in the "
+                      f"catalog:[/] " + escape(", ".join(u["clause"]
+                                                         for u in data["unknown_citations"])))
+
+
+def print_summary(data: dict, console=None) -> None:
+    """The per-part table only (for ``kodex run --coverage``)."""
+    print_table(data, console, sections=False)
+
+
+def _cell(row: dict, col: str) -> str:
+    v = row.get(col)
+    if col == "percent":
+        return f"{v:.1f}%"
+    return str(v)
+
+
+def to_markdown(data: dict) -> str:
+    impl = _impl_name(data) or "?"
+    lines = [f"# Clause coverage — {impl}", "",
+             f"Generated {data['generated']}"
+             + (f", ruleset `{data['ruleset']}`" if data.get("ruleset") else "") + ".",
+             "",
+             "A clause is *covered* when at least one case cites it (as `clause` or in "
+             "`also`); *untestable* clauses are listed in `conformance/untestable/`; "
+             "headings without text are counted apart. *Cases* counts the cases citing "
+             "the row's clauses, *passed* those that passed.", ""]
+    cols = ("clauses", "headings", "covered", "untestable", "uncovered", "percent",
+            "cases", "passed")
+    header = "| " + " | ".join(cols) + " |"
+    lines += ["## Per part", "", "| part " + header, "|---" * (len(cols) + 1) + "|"]
+    for r in data["parts"] + [data["totals"]]:
+        lines.append(f"| {_part_label(r['part'])} | " + " | ".join(_cell(r, c) for c in cols)
+                     + " |")
+    lines += ["", "## Per Kódex title", "", "| section | part " + header,
+              "|---" * (len(cols) + 2) + "|"]
+    for r in data["sections"]:
+        lines.append(f"| {_md(_section_label(r))} | {_part_label(r['part'])} | "
+                     + " | ".join(_cell(r, c) for c in cols) + " |")
+    lines += ["", f"## Uncovered testable clauses ({len(data['uncovered'])})", ""]
+    current = None
+    for u in data["uncovered"]:
+        if u["section"] != current:
+            current = u["section"]
+            sec = f"{current}. {u['section_title']}" if str(current).isdigit() else u["section_title"]
+            lines += ["", f"### {_md(sec)}", ""]
+        lines.append(f"- `{u['id']}`" + (f" {_md(u['title'])}" if u.get("title") else "")
+                     + f" ({u['source']}:{u['line']})")
+    if data.get("untestable"):
+        lines += ["", f"## Untestable ({len(data['untestable'])})", ""]
+        for e in data["untestable"]:
+            lines.append(f"- `{e['clause']}`: {_md(e['reason'])}")
+    if data.get("unknown_citations"):
+        lines += ["", "## Cited ids not in the catalog", ""]
+        for u in data["unknown_citations"]:
+            lines.append(f"- `{u['clause']}`: " + ", ".join(f"`{c}`" for c in u["cases"]))
+    if data.get("conflicts"):
+        lines += ["", f"## Conflicts between the sources ({len(data['conflicts'])})", ""]
+        for c in data["conflicts"]:
+            lines += [f"### `{c.get('id')}`", ""]
+            if c.get("clauses"):
+                lines.append("Clauses: " + ", ".join(f"`{x}`" for x in c["clauses"]))
+            if c.get("summary"):
+                lines += ["", _md(str(c["summary"]).strip())]
+            readings = c.get("readings") or {}
+            if isinstance(readings, dict) and readings:
+                lines += ["", "Readings:", ""]
+                for k, v in readings.items():
+                    mark = " **(default)**" if str(k) == str(c.get("default")) else ""
+                    lines.append(f"- `{k}`{mark}: {_md(_flat(v))}")
+            if c.get("option"):
+                lines.append(f"\nOption: `{c['option']}`; default: `{c.get('default')}`")
+            elif c.get("default") is not None:
+                lines.append(f"\nDefault: `{c.get('default')}`")
+            if c.get("why"):
+                lines += ["", f"Why: {_md(str(c['why']).strip())}"]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _flat(v: Any) -> str:
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_flat(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return ", ".join(_flat(x) for x in v)
+    return " ".join(str(v).split())
+
+
+def _md(s: str | None) -> str:
+    return (s or "").replace("|", "\\|").replace("\n", " ")
+
+
+def write_reports(data: dict, out_dir: str | Path | None = None) -> tuple[Path, Path]:
+    """Write ``coverage.md`` and ``coverage.json`` (default directory: ``reports/``)."""
+    out = Path(out_dir) if out_dir is not None else ROOT / "reports"
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "coverage.md", out / "coverage.json"
+    md.write_text(to_markdown(data), encoding="utf-8")
+    js.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n",
+                  encoding="utf-8")
+    return md, js
