@@ -15,8 +15,10 @@ Subcommands:
 [--json FILE] [--xfail FILE] [--timeout S] [-q] [--coverage]``
     run cases in-process (reference engine) or through an implementation
     speaking protocol 1; exit 0 when everything passes (skips and xfails
-    allowed), 1 on any fail/error/timeout/xpass, 2 on invalid input (the valid
-    cases still run).
+    allowed), 1 on any fail/error/timeout/xpass (or when the implementation
+    cannot be started), 2 on invalid input (the valid cases still run).
+    ``--coverage`` prints the per-part coverage of the whole corpus after the
+    run (passes from this run).
 ``serve [--ruleset NAME]``
     the reference engine speaking protocol 1 on stdin/stdout.
 ``coverage [paths…] [--impl COMMAND] [--results FILE] [--out DIR]``
@@ -74,7 +76,7 @@ def expand_paths(paths: Iterable[str] | None) -> tuple[list[Path], list[str]]:
     """Files to load (directories expanded) and messages for missing paths."""
     files: list[Path] = []
     missing: list[str] = []
-    for p in (list(paths) if paths else [str(CORPUS_DIR)]):
+    for p in (list(paths) if paths else [_rel(CORPUS_DIR)]):
         path = Path(p)
         if path.is_dir():
             files.extend(sorted(f for f in path.rglob("*")
@@ -84,6 +86,14 @@ def expand_paths(paths: Iterable[str] | None) -> tuple[list[Path], list[str]]:
         else:
             missing.append(f"{p}: no such file or directory")
     return files, missing
+
+
+def _rel(path: Path) -> str:
+    """``path`` relative to the current directory when it lies under it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _catalog_or_none():
@@ -163,11 +173,19 @@ def clause_label(catalog, cid: str) -> str:
 
 def _section_name(cl) -> str:
     """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
-    return f"{cl.section}. {cl.section_title}" if str(cl.section).isdigit() else cl.section_title
+    sec = str(cl.section)
+    if sec.isdigit():
+        return f"{sec}. {cl.section_title}"
+    if sec.startswith("mk:"):
+        return f"{sec} {cl.section_title}"
+    return cl.section_title or sec
 
 
 def _short(value, limit: int = 300) -> str:
-    s = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    try:
+        s = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        s = repr(value)
     return s if len(s) <= limit else s[:limit] + "…"
 
 
@@ -331,9 +349,9 @@ def cmd_run(args) -> int:
 
     console = _console()
     catalog = _catalog_or_none()
-    cases, errors = load_cases(args.paths, catalog=catalog)
+    all_cases, errors = load_cases(args.paths, catalog=catalog)
     _print_errors(console, errors)
-    cases = select_cases(cases, args.k, args.clause)
+    cases = select_cases(all_cases, args.k, args.clause)
     xfail = None
     if args.xfail:
         try:
@@ -363,10 +381,9 @@ def cmd_run(args) -> int:
     if args.json:
         report.write_json(args.json)
         console.print(Text(f"results written to {args.json}", style="dim"))
-    if args.coverage:
+    if args.coverage and catalog is not None:
         from reports import coverage as cov
-        all_cases, _ = load_cases(args.paths, catalog=catalog)
-        data = cov.compute(catalog if catalog is not None else _catalog_or_none(), all_cases,
+        data = cov.compute(catalog, all_cases,
                            outcomes=report.outcomes, implementation=report.implementation,
                            ruleset=report.ruleset)
         cov.print_summary(data, console)

@@ -48,7 +48,7 @@ Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML = "tag:yaml.org,2002:"
 SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map"))
 MERGE_TAG = _YAML + "merge"
-MAX_NODES = 1_000_000          # alias bombs
+MAX_NODES = 200_000            # alias bombs (a large corpus file has ~30k)
 
 
 # --------------------------------------------------------------------------
@@ -373,8 +373,10 @@ def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:
             if m:
                 ptr = join(ptr, m.group(1))
                 msg = f"missing required field {m.group(1)!r}"
-        elif v == "propertyNames":
+        elif "propertyNames" in err.schema_path:
+            # reported at the mapping; the instance is the offending key
             ptr = join(ptr, err.instance)
+            msg = f"key {err.instance!r}: {msg}"
         elif v == "type" and isinstance(err.instance, (int, float)) \
                 and not isinstance(err.instance, bool) and "string" in str(err.validator_value):
             msg += f" (quote it in YAML: \"{err.instance}\")"

@@ -13,7 +13,8 @@ error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
 * ``events``: the expected events must occur in this order, others may come
   between (an in-order subsequence match, each expected event a pattern);
 * ``error``: ``true`` or ``{clause, step}``; ``step`` defaults to the last
-  step; the expected clause matches the refusing clause or any ancestor of
+  step; the expected clause matches the refusing clause (or, when the
+  refusal names several in ``clauses``, any of them) or any ancestor of
   it by dotted components (``4.8`` matches ``4.8.4``, not ``4.80``). When
   ``then`` names no ``error``, every step must have been accepted;
 * ``result``: ``ongoing``, ``{winner: A}`` or ``{draw: true}``.
@@ -90,6 +91,8 @@ def observed_view(state: dict | None, events: list | None, result: Any,
     view.pop("error", None)
     if refused:
         err = {"step": refused.get("step"), "clause": refused.get("clause")}
+        if isinstance(refused.get("clauses"), list) and refused["clauses"]:
+            err["clauses"] = [str(c) for c in refused["clauses"]]   # addition: every clause that forbids it
         if refused.get("message"):
             err["message"] = refused["message"]
         view["error"] = err
@@ -241,7 +244,8 @@ def _match_error(exp: Any, observed: dict, n_steps: int) -> Difference | None:
     if refused.get("step") != want["step"]:
         return Difference("/error/step", want["step"], refused.get("step"),
                           f"a different step was refused (under {refused.get('clause')})")
-    if "clause" in want and not clause_matches(want["clause"], refused.get("clause")):
+    refusing = refused.get("clauses") or [refused.get("clause")]
+    if "clause" in want and not any(clause_matches(want["clause"], c) for c in refusing):
         return Difference("/error/clause", want["clause"], refused.get("clause"),
                           "refused under another clause (the expected clause must equal it "
                           "or be an ancestor)")

@@ -216,8 +216,6 @@ class ProtocolClient:
             self._proc = _Process(self.argv, self._sink, cwd=self.cwd, env=self.env)
         except OSError as exc:
             self._proc = None
-            if first:
-                self._default_sink()
             raise ProtocolError(f"cannot start {self.command!r}: {exc}") from exc
         try:
             self._hello()

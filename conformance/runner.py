@@ -36,7 +36,6 @@ import datetime as _dt
 import fnmatch
 import json
 import signal
-import sys
 import threading
 import time
 import traceback as _tb
@@ -144,6 +143,8 @@ def _case_verbs(case) -> list[str]:
 def _difference_dict(diff) -> dict | None:
     if diff is None:
         return None
+    if not isinstance(diff, dict) and hasattr(diff, "to_dict"):
+        diff = diff.to_dict()
     if isinstance(diff, dict):
         return {k: _jsonable(diff.get(k)) for k in ("path", "expected", "actual")}
     return {
@@ -173,13 +174,20 @@ def choose_ruleset(case, selected: str | None = None,
 def load_xfail(path: str | Path) -> dict[str, str]:
     """Read an expected-failures file: {case id or glob pattern: reason}.
 
-    Accepted shapes (YAML or JSON): a list of ids (or of ``{id, reason}``);
-    a mapping ``{xfail: [...]}`` (or ``cases:``) of the same; a mapping
-    ``{id: reason}``.
+    Accepted shapes: plain text, one case id per line followed by its reason
+    (``4.13.2/some-case  why it fails``; ``#`` starts a comment line); or YAML
+    / JSON: a list of ids (or of ``{id, reason}``), a mapping ``{xfail: [...]}``
+    (or ``cases:``) of the same, or a mapping ``{id: reason}``.
     """
     import yaml
 
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        data = text
+    if isinstance(data, str):
+        return _xfail_lines(text)
     if data is None:
         return {}
     if isinstance(data, dict) and set(data) & {"xfail", "cases"} and \
@@ -196,9 +204,20 @@ def load_xfail(path: str | Path) -> dict[str, str]:
                 if cid:
                     out[str(cid)] = str(item.get("reason") or "")
             elif item is not None:
-                out[str(item)] = ""
+                out.update(_xfail_lines(str(item)))
     else:
-        raise ValueError(f"{path}: expected a list or a mapping of case ids")
+        raise ValueError(f"{path}: expected case ids, one a line, or a YAML list or mapping")
+    return out
+
+
+def _xfail_lines(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        cid, _, reason = line.partition(" ")
+        out[cid.rstrip(":")] = reason.strip().lstrip("#:-").strip()
     return out
 
 

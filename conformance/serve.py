@@ -152,7 +152,11 @@ def handle_line(line: str, ruleset_default: str = "kodex") -> tuple[dict | None,
         return {"ok": False, "error": "malformed request: not a JSON object"}, True
     cmd = request.get("cmd")
     if cmd == "hello":
-        return hello_reply(request), True
+        try:
+            return hello_reply(request), True
+        except Exception as exc:  # the engine cannot even be imported
+            return {"ok": False, "error": f"reference engine unavailable: "
+                                          f"{type(exc).__name__}: {exc}"}, True
     if cmd == "bye":
         return None, False
     if cmd == "run":

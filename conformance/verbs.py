@@ -7,7 +7,8 @@ A step of a case's ``when`` is a one-key mapping ``{verb: {arguments}}``
   (``start_game`` … ``choose``) and the effects of a source (``damage`` …
   ``activate_card``), with the arguments of the spec's tables;
 * ``PROJECT_VERBS``: the project's additions (docs/engine-semantics.md,
-  "Additions to the verbs"): ``shuffle``, ``search``, ``resolve_conflict``;
+  "Additions to the verbs" and "Acting in a phase"): ``shuffle``, ``search``,
+  ``resolve_conflict``, ``pass``;
 * ``ALL_VERBS``: both, in that order.
 
 Each :class:`Verb` carries its arguments (:class:`Arg`, with a type tag), the
@@ -19,7 +20,7 @@ module by :func:`step_args_schema` (checked by ``tests/test_schema.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 PLAYERS = ("A", "B")
 PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
@@ -216,6 +217,10 @@ _PROJECT = (
                                     "prohibiting}]"),
           Arg("policy", "string", "the priority policy")),
          ("effects",), ("102",)),
+    Verb("pass", "project",
+         "the player does not wish to act further in this phase (4.11.7); two passes in a row "
+         "end the phase (4.11.8)",
+         (_p(),), (), ("4.11.7", "4.11.8")),
 )
 
 SPEC_VERBS: dict[str, Verb] = {v.name: v for v in _SPEC_ACTIONS + _SPEC_EFFECTS}

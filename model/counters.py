@@ -34,6 +34,8 @@ def _may_carry(g: Game, card: Card, counter: str) -> str | None:
         return "125.1"
     if counter in TIMED and counter in g.state.turn_info.get("expired", {}).get(card.id, ()):
         return "127.0.6"
+    if counter == "life" and g.rules.reading("life-counters-modifiable") == "rulebook":
+        return "rb7:elet"
     if counter in ("sleep", "poison", "muscle", "aging", "life") and not card.is_creature:
         return "117.0"
     return None
@@ -63,6 +65,9 @@ def remove_counter(g: Game, card_id: str, counter: str, count: int = 1) -> None:
         g.refuse("117.0", "a negative number of counters")
     if not g.state.on_table(card_id):
         g.refuse("117.0", f"{card_id} is not on the table")
+    if counter == "life" and g.rules.reading("life-counters-modifiable") == "rulebook":
+        g.emit("counter_prevented", card=card_id, counter=counter, count=count, clause="rb7:elet")
+        return
     n = min(count, card.counter(counter))  # 4.24.2: as far as possible
     if not n:
         return

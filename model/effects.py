@@ -128,8 +128,16 @@ def do_move(g: Game, a: dict[str, Any], by: str) -> None:
         kind = "mill"                                     # 4.13.2
     if to in ("graveyard", "void") and g.state.zone_of(cid) == "hand":
         kind = "discard"
+    loc = g.state.locate(cid)
+    if to == "void" and loc and loc[1] == "graveyard":
+        do_exile(g, {"card": cid}, by)                    # 4.16.0: graveyard → Void is exile
+        return
     player = a.get("player") if to in TABLE_ZONES else None
-    move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False))), to_player=player)
+    where = move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False))), to_player=player)
+    if kind == "mill" and loc:
+        g.emit("milled", player=loc[0], card=cid, to=where)
+    elif kind == "discard" and loc:
+        g.emit("discarded", player=loc[0], card=cid, to=where)
 
 
 def do_exile(g: Game, a: dict[str, Any], by: str) -> None:
@@ -152,7 +160,9 @@ def do_search(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("4.13.1", f"{cid} is not in {player}'s deck")
     to = a.get("to", "hand")
     cause = "mill" if to in ("graveyard", "void") else "search"   # 4.13.2
-    move_card(g, cid, to, Cause(cause))
+    where = move_card(g, cid, to, Cause(cause))
+    if cause == "mill":
+        g.emit("milled", player=player, card=cid, to=where)
     if cause == "search" and to != "deck_top":
         shuffle_deck(g, player)
 

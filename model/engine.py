@@ -120,6 +120,8 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
         out = apply(state, step, rules)
         if out.refusal is not None:
             refused = {"step": i, "clause": out.refusal.clause, "message": out.refusal.message}
+            if out.refusal.also:
+                refused["clauses"] = out.refusal.clauses
             break
         state = out.state
         events.extend(out.events)

@@ -26,8 +26,8 @@ class Game:
         self.events.append({"event": event, **{k: v for k, v in fields.items() if v is not None}})
 
     @staticmethod
-    def refuse(clause: str, message: str) -> NoReturn:
-        raise Refusal(clause, message)
+    def refuse(clause: str, message: str, also: tuple[str, ...] = ()) -> NoReturn:
+        raise Refusal(clause, message, also)
 
     # -- lookups -------------------------------------------------------------
     def card(self, card_id: Any) -> Card:

@@ -140,7 +140,7 @@ def _run(
     value = base
     pool: list[list[int]] = []  # [sign, unused amount] of limited modifiers, oldest first
     for group, strong in _ORDER[reading]:
-        members = [e for e in effects if e.strong is strong and e.group == group]
+        members = [e for e in effects if bool(e.strong) == strong and e.group == group]
         if not members:
             continue
         strength = "strong" if strong else "weak"

@@ -1,48 +1,114 @@
-"""Playing cards and paying their costs.
+"""Playing cards, paying costs, and who may act when.
 
-Clauses: 4.20.0–4.20.3 (the cost, from the player's own means, never in part),
-4.21.0 (playing: bringing a card into play), 4.22.1 (vision cards from the
-graveyard count as played from the hand), 4.8.1 and 4.18.2 (nekron: 4 cards
-per point from the deck top into the Void, not a mill), 4.9.1 (instants and
-sorceries never lie on the table), 4.7.1 (they go to the graveyard after
-they resolve), 4.13.3 (playing from the deck is a search), 5.3.1 (creatures
-to the reserve), 131.5–131.6 (flying creatures enter active), 131.8
-(feltámadás: from the graveyard in the own main phase), rb7:lapok-kijatszasa,
-rb7:idezesi-koltseg, rb7:epitmenyek (builders: active reserve creatures
-become passive), rb7:targyak (items cost szörnykomponens), rb7:varazslatok
-(instants any time; sorceries, enchantments only in the own main phase),
-rb7:celpont (a card needing a target cannot be played without one),
-rb7:idezesi-kihozasi-koltseg (a cost is never below 0), rb7:lapaldozas.
+Clauses:
+- acting in a phase: 4.11.6 (the active player acts first in every phase; the
+  other player only after the active player has acted or passed), 4.23.0
+  (an action: playing a card or using an activated ability), 4.23.3 (the
+  life-saving exception), rb7:kijatszasi-sorrend.
+- timing: rb7:elokeszito-fazis (nothing is played in the preparation phase,
+  except abilities marked for it), rb7:kijatszasi-sorrend (nothing before the
+  draw is done: the draw phase), rb7:fo-fazis (the active player plays any card
+  in the main phases), rb7:varazslatok (sorceries and enchantments only in
+  the own main phase; instants also in the opponent's turn and in any combat
+  and healing phase; the player whose turn it is not plays instants only).
+- costs: 4.20.0–4.20.3 (the cost, from the player's own means, never in part),
+  rb7:idezesi-koltseg, rb7:idezesi-kihozasi-koltseg (never below 0),
+  rb7:epitmenyek (builders: active creatures of the player's reserve, which
+  become passive), rb7:targyak (items cost szörnykomponens), rb7:lapaldozas
+  and 105.0, 105.2 (a sacrifice cost: unforced, no components), 4.8.1 and
+  4.18.2 (nekron: 4 cards per point from the deck top into the Void, not a
+  mill), rb7:semmizos-idezesi-koltseg-nekron (in the first 3 turns one nekron
+  card per turn).
+- where a played card goes: 4.21.0 (playing), 4.21.1 (a card being played is
+  in no zone until it resolves), 4.22.1 (spells, vision cards and resurrecting
+  creatures played from the graveyard count as played from the hand), 4.13.3
+  (playing from the deck is a search), 4.9.1 and 4.7.1 (instants and
+  sorceries resolve and go to the graveyard), 5.3.1 (creatures to the
+  reserve), 131.5–131.6 (flying creatures and buildings enter active; others
+  passive), 131.8 (resurrection: from the graveyard in the own main phase),
+  4.7.6 (how a card leaves the graveyard), rb7:celpont (a card needing a
+  target cannot be played without one), rb7:testreszek (body parts only on
+  galetkik), rb7:helyszin (one location in play), rb7:vizio (one vision card
+  of a name per turn), 134.4 / rb7:elet (life counters when played from the
+  hand for its cost).
 """
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from . import resources, stats
+from . import counters, resources, stats
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
-from .state import PERMANENT_KINDS, PLAYERS
-from .zones import Cause, move_card
+from .state import PERMANENT_KINDS, PLAYERS, State, other
+from .zones import Cause, move_card, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
-INSTANT_PHASES = ("main1", "exchange", "combat", "main2", "end")
 COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
+GALETKI = "galetki"
+VISION = "vizio"
 
 
-def check_timing(g: Game, player: str, kind: str) -> None:
-    """4.11.6, rb7:varazslatok, rb7:fo-fazis: who may play what when."""
+# ---------------------------------------------------------------------------
+# acting in a phase (4.11.6–4.11.8): the bookkeeping lives in turn_info["acting"]
+# ---------------------------------------------------------------------------
+
+def acting(st: State) -> dict[str, Any]:
+    """This phase's record: has the active player acted or passed, who has passed since the last action."""
+    rec = st.turn_info.get("acting")
+    if not rec or rec.get("phase") != st.phase:
+        rec = {"phase": st.phase, "active_moved": False, "passed": []}
+        st.turn_info["acting"] = rec
+    return rec
+
+
+def begin_action(g: Game, player: str, *, life_saving: bool = False) -> None:
+    """4.11.6: the non-active player acts only after the active player has acted or passed.
+
+    An action cancels every pass made so far in the phase (the passes must come in a row, 4.11.8).
+    Life-saving actions (4.23.3, 136.8) are not bound by the order.
+    """
     st = g.state
+    rec = acting(st)
+    if player != st.active and not rec["active_moved"] and not life_saving:
+        g.refuse("4.11.6", f"{st.active} acts first in the {st.phase} phase; {player} may act once "
+                           f"{st.active} has acted or passed")
+    if player == st.active:
+        rec["active_moved"] = True
+    rec["passed"] = []
+
+
+# ---------------------------------------------------------------------------
+# timing
+# ---------------------------------------------------------------------------
+
+def check_timing(g: Game, player: str, kind: str, *, allow_preparation: bool = False) -> None:
+    """Who may play what when (rb7:elokeszito-fazis, rb7:kijatszasi-sorrend, rb7:fo-fazis, rb7:varazslatok)."""
+    st = g.state
+    if st.phase == "preparation" and not allow_preparation:
+        g.refuse("rb7:elokeszito-fazis", "no card is played and no ability used in the preparation phase")
+    if st.phase == "draw":
+        g.refuse("rb7:kijatszasi-sorrend", "nothing is played before the draw is over (draw phase)")
     if kind == "instant":
-        if st.phase not in INSTANT_PHASES:
-            g.refuse("rb7:elokeszito-fazis" if st.phase == "preparation" else "rb7:kijatszasi-sorrend",
-                     f"no card may be played in the {st.phase} phase")
         return
     if st.active != player:
-        g.refuse("rb7:varazslatok", f"a {kind} is played only in its player's own turn")
+        g.refuse("rb7:varazslatok", f"a {kind} is played only in its player's own turn; "
+                                    f"{player} may play instants only")
     if st.phase not in MAIN_PHASES:
-        g.refuse("rb7:fo-fazis", f"a {kind} is played only in a main phase, not in {st.phase}")
+        g.refuse("rb7:varazslatok" if kind in ("sorcery", "enchantment") else "rb7:fo-fazis",
+                 f"a {kind} is played only in a main phase, not in {st.phase}")
+
+
+# ---------------------------------------------------------------------------
+# costs
+# ---------------------------------------------------------------------------
+
+def _ids(pay: dict[str, Any], key: str) -> list[str]:
+    v = pay.get(key) or []
+    if isinstance(v, str) or not isinstance(v, list):
+        raise InputProblem(f"pay.{key}: expected a list of card ids, got {v!r}")
+    return list(v)
 
 
 def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) -> None:
@@ -52,26 +118,37 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
     for key, n in cost.items():
         if key not in COST_KEYS:
             raise InputProblem(f"cost: unknown cost {key!r}")
-        if n < 0:
-            raise InputProblem(f"cost.{key}: a cost is never below 0")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InputProblem(f"cost.{key}: a cost is a number never below 0 (rb7:idezesi-kihozasi-koltseg)")
     if cost.get("vp", 0) > pl.vp:
-        g.refuse("4.20.3", f"{player} has {pl.vp} VP, the card costs {cost['vp']}")
+        g.refuse("4.20.3", f"{player} has {pl.vp} VP, the cost is {cost['vp']}")
     if cost.get("components", 0) > pl.components:
-        g.refuse("4.20.3", f"{player} has {pl.components} szörnykomponens, the card costs {cost['components']}")
-    builders = list(pay.get("builders") or [])
+        g.refuse("4.20.3", f"{player} has {pl.components} szörnykomponens, the cost is {cost['components']}")
+    builders = _ids(pay, "builders")
+    sacrifices = _ids(pay, "sacrifice")
+    if len(set(builders)) != len(builders) or len(set(sacrifices)) != len(sacrifices):
+        g.refuse("4.20.3", "a card is named twice in the payment")
     if len(builders) != cost.get("builders", 0):
         g.refuse("4.20.3", f"the cost needs {cost.get('builders', 0)} builder(s), {len(builders)} named")
     for cid in builders:
         card = g.card(cid)
+        if st.controller(cid) not in (None, player):
+            g.refuse("4.20.2", f"{cid} is {st.controller(cid)}'s: a cost is paid from the player's own means")
         if cid not in pl.zones["reserve"] or not card.is_creature or not card.active:
-            g.refuse("rb7:epitmenyek", f"{cid} is not an active creature in {player}'s reserve")
-    sacrifices = list(pay.get("sacrifice") or [])
+            g.refuse("4.20.3", f"{cid} is not an active creature in {player}'s reserve: it cannot build "
+                               "(rb7:epitmenyek)")
     if len(sacrifices) != cost.get("sacrifice", 0):
         g.refuse("4.20.3", f"the cost sacrifices {cost.get('sacrifice', 0)} permanent(s), {len(sacrifices)} named")
     for cid in sacrifices:
         g.card(cid)
-        if st.controller(cid) != player:
-            g.refuse("rb7:lapaldozas", f"{cid} is not a permanent of {player}")
+        owner_side = st.controller(cid)
+        if owner_side not in (None, player):
+            g.refuse("4.20.2", f"{cid} is {owner_side}'s: a player sacrifices only their own permanents")
+        if owner_side is None:
+            g.refuse("4.20.3", f"{cid} is not on the table: only a permanent can be sacrificed")
+        if cid in builders:
+            g.refuse("4.20.3", f"{cid} is named as a builder and as a sacrifice: the whole cost is paid at "
+                               "once, one card cannot pay twice")
     nekron = cost.get("nekron", 0) * g.rules.nekron_cards_per_point
     if nekron > len(pl.zones["deck"]):
         g.refuse("4.20.3", f"nekron {cost['nekron']} needs {nekron} cards in the deck, {player} has "
@@ -90,6 +167,44 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
         move_card(g, cid, "void", Cause("nekron", as_cost=True))          # 4.8.1, 4.18.2
 
 
+# ---------------------------------------------------------------------------
+# play
+# ---------------------------------------------------------------------------
+
+def _check_targets(g: Game, card, targets: list[str]) -> None:
+    st = g.state
+    for t in targets:
+        if t not in PLAYERS:
+            g.card(t)
+    if card.needs_target and not targets:
+        g.refuse("rb7:celpont", f"{card.id} needs a target and none is given")
+    if card.kind == "body_part":
+        host = targets[0] if targets else None
+        if host is None or host in PLAYERS or not st.on_table(host) \
+                or not st.cards[host].is_creature or not st.cards[host].has_subtype(GALETKI):
+            g.refuse("rb7:testreszek", f"{card.id} is a body part: it is put only on a galetki in play")
+    elif card.kind == "enchantment" and targets and targets[0] not in PLAYERS \
+            and not st.on_table(targets[0]):
+        g.refuse("rb7:celpont", f"{targets[0]} is not in play: an enchantment sits only on a card in play")
+
+
+def _limits(g: Game, player: str, card) -> None:
+    """Per-turn limits: rb7:vizio (one vision card of a name), rb7:semmizos-idezesi-koltseg-nekron."""
+    st = g.state
+    if card.has_subtype(VISION):
+        name = card.name or card.id
+        seen = st.turn_info.setdefault("visions_played", {}).setdefault(player, [])
+        if name in seen:
+            g.refuse("rb7:vizio", f"{player} has already played a vision card named {name!r} this turn")
+        seen.append(name)
+    if card.cost.get("nekron", 0) > 0 and st.players[st.active].turn <= 3:
+        n = st.turn_info.setdefault("nekron_played", {}).get(player, 0)
+        if n >= 1:
+            g.refuse("rb7:semmizos-idezesi-koltseg-nekron",
+                     "in the first 3 turns only one nekron card may be played per turn")
+        st.turn_info["nekron_played"][player] = n + 1
+
+
 def play(g: Game, a: dict[str, Any], by: str) -> None:
     st = g.state
     player = a.get("player", by)
@@ -105,39 +220,70 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
         raise InputProblem(f"from: a card is played from hand, graveyard or deck, not {frm!r}")
     if not loc or loc != (player, frm):
         g.refuse("4.21.0", f"{cid} is not in {player}'s {frm}")
-    if frm == "graveyard" and not (card.kind in ("instant", "sorcery") or card.has_subtype("vizio")
-                                   or stats.has_ability(card, "resurrection")):
+    resurrects = card.is_creature and stats.has_ability(card, "resurrection")
+    if frm == "graveyard" and not (card.kind in ("instant", "sorcery") or card.has_subtype(VISION)
+                                   or resurrects):
         g.refuse("4.7.6", f"{cid} cannot be played from the graveyard")
-    if frm == "graveyard" and stats.has_ability(card, "resurrection") and card.kind == "creature" \
+    if frm == "graveyard" and resurrects and not card.has_subtype(VISION) \
             and (st.active != player or st.phase not in MAIN_PHASES):
         g.refuse("131.8", "a resurrecting creature is played from the graveyard only in its player's main phase")
     check_timing(g, player, card.kind)
+    begin_action(g, player)                                                # 4.11.6
     targets = list(a.get("targets") or [])
-    for t in targets:
-        if t not in PLAYERS:
-            g.card(t)
-    if card.needs_target and not targets:
-        g.refuse("rb7:celpont", f"{cid} needs a target and none is given")
+    _check_targets(g, card, targets)
+    _limits(g, player, card)
     pay_cost(g, player, dict(card.cost), dict(a.get("pay") or {}))
+    from_hand = frm in ("hand", "graveyard")                               # 4.22.1
     g.emit("played", player=player, card=cid, **{"from": frm})
     if card.kind in PERMANENT_KINDS:
         dest = "reserve" if card.is_creature else "table"
-        move_card(g, cid, dest, Cause("play"), to_player=player)
+        move_card(g, cid, dest, Cause("search" if frm == "deck" else "play"), to_player=player)  # 4.13.3
+        if frm == "deck":
+            shuffle_deck(g, player)
         if card.kind in ("enchantment", "body_part") and targets and targets[0] not in PLAYERS:
             card.attached_to = targets[0]
             card.active = True                                             # 5.5.4
-        _resolve_effects(g, card, player, targets)
+        if card.kind == "location":                                        # rb7:helyszin
+            for other_loc in [c.id for c in st.permanents() if c.kind == "location" and c.id != cid]:
+                move_card(g, other_loc, "graveyard", Cause("effect"))
+        if card.is_creature and from_hand:                                 # 134.4, rb7:elet
+            lives = sum(int(ab.get("x", 1)) for ab in card.abilities if ab.get("keyword") == "life")
+            if lives and st.on_table(cid):
+                counters.put_counter(g, cid, "life", lives)
+        resolve_effects(g, card, player, targets)
     else:
-        _resolve_effects(g, card, player, targets)
-        if st.zone_of(cid) == frm and st.locate(cid) == (player, frm):
+        # 4.21.1: while it resolves the card is in no zone
+        zone_list = st.players[player].zones[frm]
+        index = zone_list.index(cid)
+        zone_list.remove(cid)
+        if frm == "deck":
+            shuffle_deck(g, player)                                        # 4.13.3: a search
+        resolve_effects(g, card, player, targets)
+        if st.locate(cid) is None and cid not in st.removed:
+            zone_list.insert(min(index, len(zone_list)), cid)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
 
 
-def _resolve_effects(g: Game, card, player: str, targets: list[str]) -> None:
-    """The card's `effects` (project field): steps carried out with the card as source."""
-    for step in card.effects:
-        step = copy.deepcopy(step)
+def _substitute(value: Any, targets: list[str]) -> Any:
+    if value == "$target" and targets:
+        return targets[0]
+    if isinstance(value, list):
+        return [_substitute(v, targets) for v in value]
+    return value
+
+
+def resolve_effects(g: Game, card, player: str, targets: list[str],
+                    effects: list[dict[str, Any]] | None = None) -> None:
+    """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
+    with the card as `source`, its player as `by`, "$target" standing for the first target."""
+    for step in copy.deepcopy(card.effects if effects is None else effects):
+        if not isinstance(step, dict) or len(step) != 1:
+            raise InputProblem(f"{card.id}: an effect is a mapping with one verb, got {step!r}")
         (verb, args), = step.items()
-        args = {k: (targets[0] if v == "$target" and targets else v) for k, v in (args or {}).items()}
+        args = {k: _substitute(v, targets) for k, v in (args or {}).items()}
         args.setdefault("source", card.id)
         apply_effect(g, verb, args, player)
+
+
+__all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "resolve_effects",
+           "MAIN_PHASES", "other"]

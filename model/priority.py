@@ -122,6 +122,45 @@ class Effect:
                 f"Effect.ability must be one of {ABILITY_KINDS} or None, not {self.ability!r}"
             )
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Effect":
+        """From a case-file mapping ``{id, strong, continuous, timestamp, ability, prohibiting}``
+        (missing keys take the defaults).  ``ability`` is a kind (static/activated/automatic,
+        or the Kódex's words állandó/aktiválást kívánó/automatikus), or null/false for a
+        non-ability; ``true`` is refused because 102.4 needs the kind."""
+        unknown = set(d) - _EFFECT_KEYS
+        if unknown:
+            raise ValueError(f"effect: unknown key(s) {sorted(unknown)}; expected {sorted(_EFFECT_KEYS)}")
+        ab = d.get("ability")
+        if ab is False:
+            ab = None
+        elif ab is True:
+            raise ValueError(
+                f"effect {d.get('id')!r}: 'ability: true' - give the kind "
+                f"({', '.join(ABILITY_KINDS)}); 102.4 ranks kinds"
+            )
+        elif isinstance(ab, str):
+            ab = _ABILITY_ALIASES.get(ab.strip().lower(), ab)
+        return cls(
+            strong=bool(d.get("strong", False)),
+            continuous=bool(d.get("continuous", False)),
+            timestamp=d.get("timestamp", 0),
+            ability=ab,
+            prohibiting=bool(d.get("prohibiting", False)),
+            id=d.get("id"),
+            label=d.get("label"),
+        )
+
+
+_EFFECT_KEYS = frozenset(("id", "label", "strong", "continuous", "timestamp", "ability", "prohibiting"))
+_ABILITY_ALIASES = {
+    "állandó": "static",
+    "állandóan működő": "static",
+    "aktiválást kívánó": "activated",
+    "aktivált": "activated",
+    "automatikus": "automatic",
+}
+
 
 def describe(e: Effect) -> str:
     """Short human-readable form used in reports."""
@@ -456,12 +495,11 @@ def compile_policy(
             raise PolicyError("policy table: expected a mapping with a 'policies' mapping")
         return _compile_named(name or table.get("default") or DEFAULT_POLICY, table)
     if path is None:
-        key = name or ""
-        pol = _DEFAULT_CACHE.get(key)
+        if name is None:
+            name = load_policy_table().get("default") or DEFAULT_POLICY
+        pol = _DEFAULT_CACHE.get(name)
         if pol is None:
-            table = load_policy_table()
-            pol = _compile_named(name or table.get("default") or DEFAULT_POLICY, table)
-            _DEFAULT_CACHE[key] = pol
+            pol = _DEFAULT_CACHE[name] = _compile_named(name, load_policy_table())
         return pol
     table = load_policy_table(path)
     return _compile_named(name or table.get("default") or DEFAULT_POLICY, table)

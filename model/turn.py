@@ -1,26 +1,33 @@
-"""Turns and phases: the start of the game, `advance`, the exchange, the end of a turn.
+"""Turns and phases: the start of the game, `advance`, `pass`, the exchange, the end of a turn.
 
-Clauses: 3.6–3.8 (opening hands of five, the starting player, the first turn
-begins with a draw), 3.10–3.11 (turns alternate, divided into phases), 3.13
-(VP at the start of every turn), 3.14–3.15 (the end-of-turn result), 4.10.2–4.10.3
-(a turn from preparation to end; the active player), 4.11.1–4.11.2 (the phases
-in a fixed order, each takes place), 4.12.2 (the opening hand is not a draw),
-5.4.1, 5.4.3–5.4.5 (the exchange: reserve ↔ guard post, at most three, passive
-creatures stay out), 105.1 (sacrifice for components in the preparation phase),
-rb7:elokeszito-fazis (VP income 1, 2, 3, 4, 5 + one per two reserve creatures;
-effects; activation; sacrifice for components), rb7:huzasi-fazis (one card,
-none from an empty deck), rb7:csere-fazis, rb7:gyogyulasi-fazis (wounds vanish;
-vision cards leave), rb7:vizio.
+Clauses: 4.11.6 (the active player acts first; model/play.py keeps the
+record), 4.11.7 (a phase ends when both players have declared they do not
+wish to act; the active player declares first), 4.11.8 (both passes in a row
+end the phase for good), 4.23.4 (waiving the right to act),
+rb7:harci-fazis.VI (the strike when the combat phase ends: model/combat.py),
+3.6–3.8 (opening hands of five, the starting player, the first turn begins
+with a draw), 3.10–3.11 (turns alternate, divided into phases), 3.13 (VP at
+the start of every turn), 3.14–3.15 (the end-of-turn result), 4.10.2–4.10.3
+(a turn from preparation to end; the active player), 4.11.1–4.11.2 (the
+phases in a fixed order, each takes place), 4.12.2 (the opening hand is not a
+draw), 5.4.1, 5.4.3–5.4.5 (the exchange: reserve ↔ guard post, at most three,
+an overfilled guard post brought back to size, passive creatures stay out),
+105.1 (sacrifice for components is unforced), rb7:elokeszito-fazis (VP income
+1, 2, 3, 4, 5 + one per two reserve creatures; effects; activation; sacrifice
+for components at its end, in the own preparation phase only),
+rb7:huzasi-fazis (one card, none from an empty deck), rb7:csere-fazis,
+rb7:gyogyulasi-fazis (wounds vanish; vision cards leave), rb7:vizio.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from . import counters, resources
+from . import combat, counters, resources
 from .damage import settle
 from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
+from .play import acting, begin_action
 from .state import PHASES, PLAYERS, TABLE_ZONES, other
 from .zones import Cause, move_card
 
@@ -32,6 +39,7 @@ def _enter(g: Game, phase: str) -> None:
     """Arrive in a phase and carry out its automatic steps."""
     st = g.state
     st.phase = phase
+    st.turn_info.pop("acting", None)                              # a new phase: nobody has acted
     g.emit("phase_started", phase=phase, player=st.active)
     if phase == "preparation":
         _preparation(g)
@@ -86,7 +94,12 @@ def _end_of_turn(g: Game) -> None:
 
 
 def next_phase(g: Game) -> None:
+    """End the current phase and enter the next one (the next turn after `end`)."""
     st = g.state
+    if st.phase == "combat":
+        combat.strike(g)                                          # rb7:harci-fazis.VI–VII
+        if st.result is not None:
+            return
     i = PHASES.index(st.phase)
     if i + 1 < len(PHASES):
         _enter(g, PHASES[i + 1])
@@ -109,6 +122,30 @@ def advance(g: Game, a: dict[str, Any], by: str) -> None:
         next_phase(g)
         if st.result is not None:
             return
+
+
+def pass_phase(g: Game, a: dict[str, Any], by: str) -> None:
+    """`pass: {player}` (4.11.7–4.11.8): the player does not wish to act further in this phase.
+
+    The active player declares first; when the other player passes after them, with no action
+    in between, the phase ends and the next one begins with its automatic steps.
+    """
+    st = g.state
+    player = a.get("player", by)
+    if player not in PLAYERS:
+        raise InputProblem(f"player: unknown player {player!r}")
+    rec = acting(st)
+    if player != st.active and st.active not in rec["passed"]:
+        g.refuse("4.11.7", f"{st.active}, the active player, must first declare the end of the "
+                           f"{st.phase} phase")
+    if player == st.active:
+        rec["active_moved"] = True                                # 4.11.6: the right is waived
+    if player not in rec["passed"]:
+        rec["passed"].append(player)
+    g.emit("passed", player=player, phase=st.phase)
+    if all(p in rec["passed"] for p in PLAYERS):
+        g.emit("phase_ended", phase=st.phase, player=st.active)  # 4.11.8
+        next_phase(g)
 
 
 def start_game(g: Game, a: dict[str, Any], by: str) -> None:
@@ -135,6 +172,7 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
         raise InputProblem(f"player: unknown player {player!r}")
     if st.phase != "exchange" or st.active != player:
         g.refuse("5.4.1", f"creatures move between reserve and guard post only in {player}'s own exchange phase")
+    begin_action(g, player)
     pl = st.players[player]
     mine = pl.zones["reserve"] + pl.zones["guard_post"]
     post = list(a.get("guard_post", pl.zones["guard_post"]))
@@ -147,6 +185,9 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("5.4.1", "the exchange arranges exactly the player's own reserve and guard-post creatures")
     size = st.turn_info.get("guard_post_size", g.rules.guard_post_size)
     if len(post) > size:
+        if len(pl.zones["guard_post"]) > size:
+            g.refuse("5.4.4", f"the guard post holds {len(pl.zones['guard_post'])} creatures, more than its "
+                              f"size {size}: the exchange must bring it back to {size}; {len(post)} named")
         g.refuse("5.4.3", f"at most {size} creatures stand in the guard post; {len(post)} named")
     for cid in post:
         if cid in pl.zones["reserve"] and not st.cards[cid].active:
@@ -168,7 +209,9 @@ def sacrifice_for_components(g: Game, a: dict[str, Any], by: str) -> None:
     if player not in PLAYERS:
         raise InputProblem(f"player: unknown player {player!r}")
     if st.phase != "preparation" or st.active != player:
-        g.refuse("105.1", "monsters are sacrificed for components only in their controller's preparation phase")
+        g.refuse("rb7:elokeszito-fazis", "monsters are sacrificed for components only at the end of their "
+                                         "controller's own preparation phase")
+    begin_action(g, player)
     cards = a.get("cards") or []
     total = 0
     for cid in cards:
@@ -187,4 +230,5 @@ def sacrifice_for_components(g: Game, a: dict[str, Any], by: str) -> None:
     resources.gain_components(g, player, total)
 
 
-__all__ = ["advance", "start_game", "exchange", "sacrifice_for_components", "next_phase", "TABLE_ZONES"]
+__all__ = ["advance", "start_game", "pass_phase", "exchange", "sacrifice_for_components", "next_phase",
+           "TABLE_ZONES"]

@@ -208,8 +208,17 @@ def _conflict(entry: dict) -> dict:
 # output
 
 def _section_label(row: dict) -> str:
-    s = str(row["section"])
-    return f"{s}. {row['title']}" if s.isdigit() else (row["title"] or s)
+    return section_label(row["section"], row.get("title"))
+
+
+def section_label(section: str, title: str | None) -> str:
+    """``4. Alapfogalmak, alapdefiníciók``; ``mk:5.10 Képességek…``; ``7. kiadás …`` (rb7)."""
+    s = str(section)
+    if s.isdigit():
+        return f"{s}. {title}" if title else s
+    if s.startswith("mk:"):
+        return f"{s} {title}" if title else s
+    return title or s
 
 
 def _part_label(part: str) -> str:
@@ -294,7 +303,7 @@ def to_markdown(data: dict) -> str:
     for u in data["uncovered"]:
         if u["section"] != current:
             current = u["section"]
-            sec = f"{current}. {u['section_title']}" if str(current).isdigit() else u["section_title"]
+            sec = section_label(current, u["section_title"])
             lines += ["", f"### {_md(sec)}", ""]
         lines.append(f"- `{u['id']}`" + (f" {_md(u['title'])}" if u.get("title") else "")
                      + f" ({u['source']}:{u['line']})")
@@ -319,7 +328,21 @@ def to_markdown(data: dict) -> str:
                 lines += ["", "Readings:", ""]
                 for k, v in readings.items():
                     mark = " **(default)**" if str(k) == str(c.get("default")) else ""
-                    lines.append(f"- `{k}`{mark}: {_md(_flat(v))}")
+                    if isinstance(v, dict):
+                        head = f"- `{k}`{mark}"
+                        if v.get("ruleset"):
+                            head += f", ruleset `{v['ruleset']}`"
+                        if v.get("clause"):
+                            head += f", clause `{v['clause']}`"
+                        rest = {kk: vv for kk, vv in v.items()
+                                if kk not in ("ruleset", "clause", "text")}
+                        if rest:
+                            head += ": " + _md(_flat(rest))
+                        lines.append(head)
+                        if v.get("text"):
+                            lines.append(f"  > {_md(_flat(v['text']))}")
+                    else:
+                        lines.append(f"- `{k}`{mark}: {_md(_flat(v))}")
             if c.get("option"):
                 lines.append(f"\nOption: `{c['option']}`; default: `{c.get('default')}`")
             elif c.get("default") is not None:

@@ -1,0 +1,294 @@
+"""pytest plugin: every `hkk-case/1` case of the corpus is a test item.
+
+Registered by the entry point ``pytest11: kodex_corpus`` (pyproject.toml);
+without the installed package use ``-p conformance.pytest_plugin``.
+
+* Collects the YAML files under the corpus directories (ini option
+  ``kodex_corpus``, default ``conformance/corpus`` relative to the rootdir)
+  whose top level names ``format: hkk-case…`` or ``cases`` (other YAML is
+  ignored). The whole corpus is loaded once (``conformance.loader.load_files``)
+  so duplicate ids across files are found.
+* One item per valid case, named by the case id (``-k <id>`` selects it); one
+  failing item per input error of a file (file:line: pointer: message). A
+  broken file never stops the collection of the others.
+* Running an item: ``conformance.runner.run_one`` when that module exists,
+  else ``model.engine.run_case`` + ``conformance.matching``. ``fail`` shows the
+  case id, clause, title, file:line and the first difference (path, expected,
+  actual); ``skip`` skips; ``error``/``timeout`` fail with the message.
+  Option ``--kodex-ruleset NAME`` selects the ruleset.
+
+Spec: docs/spec/hkk-case-format.md (cases, expectations).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.loader import FORMAT, Case, InputError, LoadResult, load_files
+
+_RESULT_KEY = pytest.StashKey[dict]()
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def pytest_addoption(parser):
+    parser.addini("kodex_corpus", "directories of hkk-case/1 files collected as tests "
+                                  "(relative to the rootdir)",
+                  type="linelist", default=["conformance/corpus"])
+    group = parser.getgroup("kodex", "HKK conformance corpus")
+    group.addoption("--kodex-ruleset", default=None, metavar="NAME",
+                    help="run the corpus cases under this ruleset (default: each case's own "
+                         "rule: kodex, or the first ruleset the case names)")
+
+
+def _corpus_dirs(config) -> list[Path]:
+    root = Path(config.rootpath)
+    return [(root / d).resolve() for d in config.getini("kodex_corpus")]
+
+
+def _under(path: Path, dirs: list[Path]) -> bool:
+    path = path.resolve()
+    return any(path == d or d in path.parents for d in dirs)
+
+
+def looks_like_case_file(path: Path) -> bool:
+    """A YAML file whose top level names ``format: hkk-case…`` or ``cases``.
+    Unparsable files count (so their error is shown). Only composes nodes:
+    nothing is constructed."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True
+    if not isinstance(root, yaml.MappingNode):
+        return False
+    for k, v in root.value:
+        if isinstance(k, yaml.ScalarNode):
+            if k.value == "cases":
+                return True
+            if k.value == "format" and isinstance(v, yaml.ScalarNode) \
+                    and str(v.value).startswith(FORMAT.split("/")[0]):
+                return True
+    return False
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix not in _YAML_SUFFIXES:
+        return None
+    if not _under(file_path, _corpus_dirs(parent.config)):
+        return None
+    if not looks_like_case_file(file_path):
+        return None
+    return CaseFile.from_parent(parent, path=file_path)
+
+
+def _load(config, path: Path) -> LoadResult:
+    """The load result covering ``path``: the whole corpus, loaded once."""
+    cache = config.stash.setdefault(_RESULT_KEY, {})
+    key = path.resolve()
+    if key not in cache:
+        files = []
+        for d in _corpus_dirs(config):
+            if d.is_dir():
+                files += [p for p in sorted({q for pat in ("*.yaml", "*.yml") for q in d.rglob(pat)})
+                          if p.is_file() and looks_like_case_file(p)]
+        if key not in {p.resolve() for p in files}:
+            files = [path]
+        res = load_files([_display(p) for p in files])
+        for p in files:
+            cache[p.resolve()] = res
+    return cache[key]
+
+
+def _display(path: Path) -> Path:
+    """The path relative to the working directory when that is shorter (messages)."""
+    try:
+        rel = Path(os.path.relpath(path))
+    except ValueError:
+        return path
+    return rel if len(str(rel)) < len(str(path)) else path
+
+
+class CaseFile(pytest.File):
+    def collect(self):
+        try:
+            res = _load(self.config, self.path)
+        except Exception as exc:  # noqa: BLE001 - shown as a failing item
+            yield LoadFailureItem.from_parent(
+                self, name="load-failure",
+                message=f"loading the corpus failed: {type(exc).__name__}: {exc}\n"
+                        + traceback.format_exc())
+            return
+        me = self.path.resolve()
+        names: set[str] = set()
+        for err in res.errors:
+            if Path(err.file).resolve() != me:
+                continue
+            name = f"input-error:{err.line}:{err.pointer or '/'}"
+            n, base = 2, name
+            while name in names:
+                name, n = f"{base}#{n}", n + 1
+            names.add(name)
+            yield InputErrorItem.from_parent(self, name=name, error=err)
+        for case in res.cases:
+            if Path(case.file).resolve() == me:
+                yield CaseItem.from_parent(self, name=case.id, case=case)
+
+
+# --------------------------------------------------------------------------
+# items
+
+class CaseFailed(AssertionError):
+    def __init__(self, difference: Any, message: str):
+        super().__init__(message)
+        self.difference = difference
+        self.message = message
+
+
+class CaseErrored(Exception):
+    def __init__(self, message: str, tb: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.tb = tb
+
+
+def _diff_parts(diff: Any) -> tuple[Any, Any, Any, str]:
+    if diff is None:
+        return None, None, None, ""
+    if isinstance(diff, dict):
+        return diff.get("path"), diff.get("expected"), diff.get("actual"), diff.get("message", "")
+    return (getattr(diff, "path", None), getattr(diff, "expected", None),
+            getattr(diff, "actual", None), getattr(diff, "message", ""))
+
+
+def _show(v: Any) -> str:
+    try:
+        return json.dumps(v, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(v)
+
+
+def _run_fallback(case: Case, ruleset: str | None):
+    """Without conformance.runner: run in-process and match here."""
+    from conformance.matching import first_difference, observed_view
+    from model import engine
+
+    chosen = ruleset
+    if chosen is None:
+        chosen = "kodex" if not case.rulesets or "kodex" in case.rulesets else case.rulesets[0]
+    elif case.rulesets and chosen not in case.rulesets:
+        return "skip", None, f"case holds only under {', '.join(case.rulesets)}"
+    avail = getattr(engine, "available_rulesets", lambda: [chosen])()
+    if chosen not in avail:
+        return "skip", None, f"unsupported ruleset {chosen}"
+    try:
+        res = engine.run_case(case.given, case.when, chosen)
+    except NotImplementedError as exc:
+        return "skip", None, f"not implemented by the engine: {exc}"
+    except Exception as exc:  # noqa: BLE001
+        return "error", None, f"engine raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+    diff = first_difference(case.then, observed_view(res.state, res.events, res.result,
+                                                     res.refused), len(case.when))
+    if diff is None:
+        return "pass", None, ""
+    return "fail", diff, diff.message
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, **kw):
+        super().__init__(**kw)
+        self.case = case
+        self.add_marker(pytest.mark.kodex_case)
+        for tag in case.tags:
+            self.keywords[str(tag)] = True
+
+    def runtest(self):
+        ruleset = self.config.getoption("kodex_ruleset", None)
+        if importlib.util.find_spec("conformance.runner") is not None:
+            from conformance.runner import run_one
+            oc = run_one(self.case, ruleset)
+            outcome, diff, message = oc.outcome, oc.difference, oc.message
+            tb = getattr(oc, "traceback", None)
+        else:
+            outcome, diff, message = _run_fallback(self.case, ruleset)
+            tb = None
+        if outcome in ("pass", "xpass"):
+            return
+        if outcome == "skip":
+            pytest.skip(message or "skipped")
+        if outcome in ("fail", "xfail"):
+            raise CaseFailed(diff, message)
+        raise CaseErrored(f"{outcome}: {message}", tb)
+
+    def repr_failure(self, excinfo, style=None):
+        exc = excinfo.value
+        c = self.case
+        head = [f"case {c.id}",
+                f"  clause: {c.clause}" + (f" (also {', '.join(c.also)})" if c.also else ""),
+                f"  title:  {c.title}",
+                f"  at:     {c.file}:{c.line}"]
+        if isinstance(exc, CaseFailed):
+            path, expected, actual, msg = _diff_parts(exc.difference)
+            lines = head + ["first difference:",
+                            f"  path:     {path or '/'}",
+                            f"  expected: {_show(expected)}",
+                            f"  actual:   {_show(actual)}"]
+            if msg or exc.message:
+                lines.append(f"  {msg or exc.message}")
+            return "\n".join(lines)
+        if isinstance(exc, CaseErrored):
+            return "\n".join(head + [exc.message] + ([exc.tb] if exc.tb else []))
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, max(self.case.line - 1, 0), f"case {self.case.id}"
+
+
+class InputErrorFailure(Exception):
+    pass
+
+
+class InputErrorItem(pytest.Item):
+    def __init__(self, *, error: InputError, **kw):
+        super().__init__(**kw)
+        self.error = error
+
+    def runtest(self):
+        raise InputErrorFailure(str(self.error))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, InputErrorFailure):
+            return f"input error: {self.error}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, max(self.error.line - 1, 0), f"input error {self.error.pointer or '/'}"
+
+
+class LoadFailureItem(pytest.Item):
+    def __init__(self, *, message: str, **kw):
+        super().__init__(**kw)
+        self.message = message
+
+    def runtest(self):
+        raise InputErrorFailure(self.message)
+
+    def repr_failure(self, excinfo, style=None):
+        return self.message
+
+    def reportinfo(self):
+        return self.path, 0, "corpus load failure"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "kodex_case: a case of the HKK conformance corpus")

@@ -1,0 +1,192 @@
+"""The Z3 prover (properties/z3_priority.py, properties/prove.py): proofs on the real
+tables, the flat-reading counterexample of Kódex 102.1/102.2, broken tables built here (the
+YAML is not edited), the gap allowlist, and run_prove's exit code and reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+
+import pytest
+
+from model.priority import Effect, compile_policy, load_policy_table
+from properties.prove import load_allowlist, main, number_setting_findings, run_prove
+from properties.z3_priority import (
+    check_equivalence,
+    check_flat_reading,
+    check_structure,
+    enumerate_gaps,
+)
+
+KODEX = compile_policy("kodex-102")
+MK = compile_policy("mk-5.10")
+ALLOW = frozenset(load_allowlist())
+
+
+def broken(mutate, name="kodex-102"):
+    """A copy of the real table with policy ``name``'s criteria mutated in place."""
+    table = copy.deepcopy(dict(load_policy_table()))
+    table["policies"] = {name: copy.deepcopy(table["policies"][name])}
+    mutate(table["policies"][name]["criteria"])
+    return compile_policy(name, table=table)
+
+
+def by_prop(checks):
+    return {c.property: c for c in checks}
+
+
+@pytest.mark.parametrize("policy", [KODEX, MK])
+def test_real_tables_are_strict_orders_without_dead_rules(policy):
+    checks = check_structure(policy)
+    assert {c.verdict for c in checks} == {"proved"}
+    assert {c.property for c in checks} >= {"irreflexive", "asymmetric", "transitive"}
+    assert sum(c.property.startswith("live ") for c in checks) == len(policy.criteria)
+
+
+def test_flat_reading_of_102_1_and_102_2_is_not_asymmetric():
+    [c] = check_flat_reading(KODEX)
+    assert c.verdict == "counterexample" and c.status == "finding" and not c.failed
+    a, b = c.witness
+    assert a.strong and not a.continuous and b.continuous and not b.strong
+    assert c.data["a_beats_b_by"] == ["102.1"] and c.data["b_beats_a_by"] == ["102.2"]
+    # the ordered reading removes it
+    assert c.data["ordered_verdict"] == {"winner": "a", "clause": "102.1"}
+    assert by_prop(check_structure(KODEX))["asymmetric"].verdict == "proved"
+    assert check_flat_reading(MK) == []  # no "mindig" group in mk-5.10
+
+
+def test_rank_list_with_a_cycle_is_a_counterexample():
+    def cyc(crits):
+        crits[3]["rank"] = ["static", "activated", "automatic", "static"]
+
+    checks = by_prop(check_structure(broken(cyc)))
+    for prop in ("irreflexive", "asymmetric"):
+        assert checks[prop].verdict == "counterexample" and checks[prop].failed
+    a, b = checks["asymmetric"].witness
+    assert a.ability != b.ability and {a.ability, b.ability} <= {"static", "activated", "automatic"}
+
+
+def test_beats_cycle_breaks_transitivity():
+    def cyc(crits):
+        del crits[3]["rank"]
+        crits[3]["beats"] = [["static", "activated"], ["activated", "automatic"], ["automatic", "static"]]
+
+    checks = by_prop(check_structure(broken(cyc)))
+    assert checks["asymmetric"].verdict == "proved"
+    t = checks["transitive"]
+    assert t.verdict == "counterexample" and t.failed and len(t.witness) == 3
+
+
+def test_reversed_duplicate_criterion_is_a_dead_rule():
+    def rev(crits):
+        crits.append({"clause": "102.1-reversed", "attribute": "strong", "prefer": False})
+
+    checks = by_prop(check_structure(broken(rev)))
+    dead = checks["live 102.1-reversed"]
+    assert dead.verdict == "counterexample" and dead.failed and "dead rule" in dead.detail
+    assert checks["transitive"].verdict == "proved"
+
+
+def test_reversed_criterion_changes_known_answers():
+    # a criterion reversed is still a strict order; the known answers catch it instead
+    def rev(crits):
+        crits[2]["prefer"] = "less"
+
+    pol = broken(rev)
+    assert {c.verdict for c in check_structure(pol)} == {"proved"}
+    assert pol.resolve(Effect(timestamp=2), Effect(timestamp=1)).winner == "b"  # 102.3 says "a"
+
+
+def test_policy_missing_a_criterion_shows_a_new_gap():
+    pol = broken(lambda crits: crits.pop(1))  # drop 102.2
+    classes, checks = enumerate_gaps(pol, ALLOW)
+    new = [c for c in checks if c.status == "NEW"]
+    assert new and all(c.failed for c in new)
+    assert {g.id for g in classes} == {
+        "kodex-102/tie-same-kind+continuous-unread",
+        "kodex-102/tie-unranked-one+continuous-unread",
+        "kodex-102/tie-unranked-both+continuous-unread",
+    }
+
+
+def test_gap_classes_of_real_tables_are_known():
+    classes, checks = enumerate_gaps(KODEX, ALLOW)
+    assert {g.id for g in classes} == {
+        "kodex-102/tie-same-kind",
+        "kodex-102/tie-unranked-one",
+        "kodex-102/tie-unranked-both",
+    }
+    assert all(c.status == "known" for c in checks)
+    assert sum(g.pairs for g in classes) == 144 + 288 + 48
+    classes, checks = enumerate_gaps(MK, ALLOW)
+    assert [g.id for g in classes] == ["mk-5.10/tie-all-equal"]
+
+
+def test_gap_not_in_allowlist_fails():
+    classes, checks = enumerate_gaps(KODEX, ALLOW - {"kodex-102/tie-unranked-one"})
+    new = [c for c in checks if c.status == "NEW"]
+    assert [c.property for c in new] == ["gap kodex-102/tie-unranked-one"] and new[0].failed
+
+
+def test_gap_not_in_allowlist_makes_run_prove_fail(tmp_path):
+    allow = tmp_path / "allow.yaml"
+    allow.write_text("schema: hkk-gaps/1\nknown:\n  - id: kodex-102/tie-same-kind\n", encoding="utf-8")
+    assert run_prove(tmp_path / "out", policy="kodex-102", allowlist_path=allow) == 1
+    data = json.loads((tmp_path / "out" / "prove.json").read_text(encoding="utf-8"))
+    assert {g["id"] for g in data["gaps"] if not g["known"]} == {
+        "kodex-102/tie-unranked-one",
+        "kodex-102/tie-unranked-both",
+    }
+
+
+@pytest.mark.parametrize("policy", [KODEX, MK])
+def test_equivalence_python_vs_z3(policy):
+    counts, checks = check_equivalence(policy)
+    assert counts["pairs_checked"] == 96 * 96 and counts["triples_checked"] == 96 ** 3
+    assert counts["pair_mismatches"] == 0 and counts["triple_mismatches"] == 0
+    assert counts["python_transitivity_violations"] == 0
+    assert {c.verdict for c in checks} == {"proved"}
+
+
+def test_equivalence_holds_on_a_broken_table_too():
+    # the Python comparator and the Z3 encoding agree even where the table is wrong
+    def cyc(crits):
+        del crits[3]["rank"]
+        crits[3]["beats"] = [["static", "activated"], ["activated", "automatic"], ["automatic", "static"]]
+
+    counts, _ = check_equivalence(broken(cyc))
+    assert counts["pair_mismatches"] == 0 and counts["triple_mismatches"] == 0
+    assert counts["python_transitivity_violations"] > 0
+
+
+def test_number_setting_findings():
+    data, checks = number_setting_findings()
+    assert all(not c.failed for c in checks)
+    assert data["examples"]["Példa3"]["fits"] == ["strength-outer"]
+    sm = data["readings"]["smallest"]
+    assert len(sm["effects"]) == 2
+    assert sm["results"]["strength-outer"]["value"] != sm["results"]["kind-outer"]["value"]
+    assert data["readings"]["agree_on_single_strength"] is True
+    cap = data["cap"]["smallest"]
+    assert cap["step"]["value"] != cap["end"]["value"] and len(cap["effects"]) == 2
+
+
+def test_run_prove_exits_0_on_real_tables(tmp_path):
+    t0 = time.perf_counter()
+    assert run_prove(tmp_path) == 0
+    assert time.perf_counter() - t0 < 15
+    data = json.loads((tmp_path / "prove.json").read_text(encoding="utf-8"))
+    assert data["schema"] == "hkk-prove/1" and data["exit_code"] == 0
+    assert data["flat_reading"]["counterexample"][0]["strong"] is True
+    assert data["equivalence"]["kodex-102"]["pair_mismatches"] == 0
+    assert {r["status"] for r in data["rows"]} <= {"ok", "known", "finding"}
+    md = (tmp_path / "prove.md").read_text(encoding="utf-8")
+    assert "102.1" in md and "mindig" in md and "kodex-102/tie-same-kind" in md
+
+
+def test_cli_main(tmp_path):
+    out = tmp_path / "x.json"
+    assert main(["--policy", "mk-5.10", "--json", str(out), "--out-dir", str(tmp_path)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["policies"] == ["mk-5.10"]
+    assert main(["--policy", "nope", "--out-dir", str(tmp_path)]) == 2
