@@ -304,6 +304,13 @@ def cmd_clause(args) -> int:
     console.print()
     console.print(Text(cl.text or "(no text: a heading)"))
     console.print()
+    from conformance.traceability import modules_for
+    code = modules_for(cl.id)
+    if code:
+        console.print(Text("implemented in: " + ", ".join(f"{f}:{n}" for f, n in code), style="bold"))
+    else:
+        console.print(Text("no engine module names this clause", style="yellow"))
+    console.print()
     cases, errors = load_cases(args.paths, catalog=catalog)
     citing = [(c, "clause" if c.clause == cl.id else "also") for c in cases
               if c.clause == cl.id or cl.id in (c.also or [])]

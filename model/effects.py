@@ -8,7 +8,7 @@ resource functions (model/resources.py). Clauses by verb:
 - discard 4.17 (4.17.2 the hand's player chooses, 4.17.3 all when fewer, 4.17.5 as a cost)
 - mill 4.18 (4.18.1 all when fewer, 4.18.3 as a cost)
 - move 4.14, 4.15, 4.7, 4.8 (through the mover), exile 4.16
-- damage / heal 4.25, 4.26; sacrifice 104, 105; sacrifice_hp / sacrifice_max_hp 103
+- damage / heal 4.25, 4.26; sacrifice 104.0–104.1 (forced: a graveyard-sending source), 105.0–105.2; sacrifice_hp / sacrifice_max_hp 103
 - change_max_hp / change_max_vp 3.19; gain_vp / gain_components 3.13, 3.18, 115
 - steal 5.3.2, 5.5.9, 131.10; create 96.0, 96.6, 96.7; passivate 5.5.7.1, 5.4.5, 5.5.4
 - put_counter / remove_counter 117–127 (model/counters.py)

@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import combat, turn
+from . import abilities, combat, turn
 from .damage import settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
@@ -29,10 +29,12 @@ from .view import result_of, to_dict
 ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     "start_game": turn.start_game,
     "advance": turn.advance,
+    "pass": turn.pass_phase,
     "exchange": turn.exchange,
     "sacrifice_for_components": turn.sacrifice_for_components,
     "play": play,
     **combat.ACTIONS,
+    **abilities.ACTIONS,
 }
 SUPPORTED_VERBS = sorted(set(ACTIONS) | set(EFFECTS) | {"choose"})
 

@@ -2,19 +2,19 @@
 modifying effects.  A pure function, kept apart from the engine's own stat computation.
 
 Clauses covered (M.A.G.U.S. rules, the sister game of HKK):
-* 5.11.A  módosító (modify by +/-n), beállító (set to n) effects; a modifier may carry a
+* mk:5.11.A  módosító (modify by +/-n), beállító (set to n) effects; a modifier may carry a
           korlátozó tényező (``limit``): "nem növelhet X fölé / nem csökkenthet X alá".  The
           limit binds only that modifier ("Más hatás még módosíthatja ezen érték alá, vagy fölé").
-* 5.11.B  setting effects first; contradicting ones are resolved by the override order of
-          5.10 (``model.priority`` policy ``mk-5.10``: erős > gyenge, tiltó > megengedő,
+* mk:5.11.B  setting effects first; contradicting ones are resolved by the override order of
+          mk:5.10 (``model.priority`` policy ``mk-5.10``: erős > gyenge, tiltó > megengedő,
           later > earlier); with no setting effect the base value is used.
-* 5.11.C  then modifiers: those with a limit first, those without last; "a módosítók fel nem
+* mk:5.11.C  then modifiers: those with a limit first, those without last; "a módosítók fel nem
           használt részét fogja először csökkenteni egy esetleges ellenkező előjelű hatás":
           an opposite-sign modifier first uses up the unused part of a limited one.
-* 5.11.D  the whole procedure first for the gyenge (weak), then for the erős (strong) effects.
-* Példa1-3 of 5.11 are reproduced in tests/test_number_setting.py.
+* mk:5.11.D  the whole procedure first for the gyenge (weak), then for the erős (strong) effects.
+* Példa1-3 of mk:5.11 are reproduced in tests/test_number_setting.py.
 
-Readings of 5.11.B-D (``reading=``):
+Readings of mk:5.11.B-D (``reading=``):
 * ``"strength-outer"`` (default): weak pass (set, limited, unlimited), then strong pass
   (set, limited, unlimited).  The only reading that fits Példa3 ("Fizikuma mindenképpen 3
   lesz (erős)" after a weak -2 gives 3).
@@ -30,7 +30,7 @@ Choices where the text is silent (documented, tested):
 * an opposite-sign modifier consumes unused parts oldest first; the consumed amount counts
   as used by the consumer; unused parts persist across the weak and strong pass, but a
   setting effect that applies discards them (the value is set, earlier modifiers are gone);
-* contradicting setting effects that 5.10 cannot order (same level, same tiltó/megengedő,
+* contradicting setting effects that mk:5.10 cannot order (same level, same tiltó/megengedő,
   same timestamp) with different values raise ``UnresolvedSetting``;
 * optional ``bounds=(lo, hi)`` (an Ép/VP-style range) are applied either after every step
   (``clamp="step"``) or once at the end (``clamp="end"``, default).

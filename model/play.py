@@ -45,6 +45,12 @@ from .state import PERMANENT_KINDS, PLAYERS, State, other
 from .zones import Cause, move_card, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
+# what the rulebook says of each phase outside the main phases about playing cards
+_PHASE_CLAUSES = {
+    "exchange": ("rb7:csere-fazis",),                        # no new cards during the exchange
+    "combat": ("rb7:harci-fazis", "rb7:kijatszasi-sorrend"),  # instants only around the combat
+    "end": ("rb7:gyogyulasi-fazis",),                         # only instants in the healing phase
+}
 COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
 GALETKI = "galetki"
 VISION = "vizio"
@@ -97,7 +103,8 @@ def check_timing(g: Game, player: str, kind: str, *, allow_preparation: bool = F
                                     f"{player} may play instants only")
     if st.phase not in MAIN_PHASES:
         g.refuse("rb7:varazslatok" if kind in ("sorcery", "enchantment") else "rb7:fo-fazis",
-                 f"a {kind} is played only in a main phase, not in {st.phase}")
+                 f"a {kind} is played only in a main phase, not in {st.phase}",
+                 also=_PHASE_CLAUSES.get(st.phase, ()))
 
 
 # ---------------------------------------------------------------------------
@@ -133,22 +140,25 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
     for cid in builders:
         card = g.card(cid)
         if st.controller(cid) not in (None, player):
-            g.refuse("4.20.2", f"{cid} is {st.controller(cid)}'s: a cost is paid from the player's own means")
+            g.refuse("4.20.2", f"{cid} is {st.controller(cid)}'s: a cost is paid from the player's own means",
+                     also=("rb7:epitmenyek",))
         if cid not in pl.zones["reserve"] or not card.is_creature or not card.active:
-            g.refuse("4.20.3", f"{cid} is not an active creature in {player}'s reserve: it cannot build "
-                               "(rb7:epitmenyek)")
+            g.refuse("4.20.3", f"{cid} is not an active creature in {player}'s reserve: it cannot build",
+                     also=("rb7:epitmenyek",))
     if len(sacrifices) != cost.get("sacrifice", 0):
         g.refuse("4.20.3", f"the cost sacrifices {cost.get('sacrifice', 0)} permanent(s), {len(sacrifices)} named")
     for cid in sacrifices:
         g.card(cid)
         owner_side = st.controller(cid)
         if owner_side not in (None, player):
-            g.refuse("4.20.2", f"{cid} is {owner_side}'s: a player sacrifices only their own permanents")
+            g.refuse("4.20.2", f"{cid} is {owner_side}'s: a player sacrifices only their own permanents",
+                     also=("rb7:lapaldozas", "105.0"))
         if owner_side is None:
-            g.refuse("4.20.3", f"{cid} is not on the table: only a permanent can be sacrificed")
+            g.refuse("4.20.3", f"{cid} is not on the table: only a permanent can be sacrificed",
+                     also=("rb7:lapaldozas",))
         if cid in builders:
             g.refuse("4.20.3", f"{cid} is named as a builder and as a sacrifice: the whole cost is paid at "
-                               "once, one card cannot pay twice")
+                               "once, one card cannot pay twice", also=("rb7:lapaldozas",))
     nekron = cost.get("nekron", 0) * g.rules.nekron_cards_per_point
     if nekron > len(pl.zones["deck"]):
         g.refuse("4.20.3", f"nekron {cost['nekron']} needs {nekron} cards in the deck, {player} has "
@@ -161,7 +171,8 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
     for cid in builders:
         st.cards[cid].active = False
         g.emit("passivated", card=cid)
-    for cid in sacrifices:
+    # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
+    for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
         sacrifice_permanent(g, player, cid, forced=False, as_cost=True)
     for cid in list(pl.zones["deck"][:nekron]):
         move_card(g, cid, "void", Cause("nekron", as_cost=True))          # 4.8.1, 4.18.2

@@ -9,8 +9,8 @@ Clauses covered
   within a title their priority order, so 102.1, 102.2, 102.3, 102.4 are tried in order
   (policy ``kodex-102``, the default).
 * M.A.G.U.S. rules mk:5.10.C-H (Képességek/laphatások felülbírálásának sorrendje): erős
-  beats gyenge (5.10.E), at the same level tiltó beats megengedő (5.10.G), otherwise the
-  later one wins (5.10.H) (policy ``mk-5.10``).
+  beats gyenge (mk:5.10.E), at the same level tiltó beats megengedő (mk:5.10.G), otherwise the
+  later one wins (mk:5.10.H) (policy ``mk-5.10``).
 
 The policies are data (``priority_policies.yaml`` next to this module): an ordered list of
 criteria, each naming its clause, the ``Effect`` attribute it reads and one criterion type

@@ -57,6 +57,7 @@ class Card:
     bonus: dict[str, int] = field(default_factory=dict)
     effects: list[dict[str, Any]] = field(default_factory=list)
     needs_target: bool = False
+    enters_active: bool = False   # the definition says `active: true` (131.6.1): enters the table active
     timestamp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -244,5 +245,6 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         bonus={str(k): _int(v, f"{where}/bonus/{k}") for k, v in (d.get("bonus") or {}).items()},
         effects=copy.deepcopy(list(d.get("effects") or [])),
         needs_target=bool(d.get("needs_target", False)),
+        enters_active=d.get("active") is True,
         extra={k: copy.deepcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},
     )

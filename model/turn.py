@@ -127,17 +127,18 @@ def advance(g: Game, a: dict[str, Any], by: str) -> None:
 def pass_phase(g: Game, a: dict[str, Any], by: str) -> None:
     """`pass: {player}` (4.11.7–4.11.8): the player does not wish to act further in this phase.
 
-    The active player declares first; when the other player passes after them, with no action
-    in between, the phase ends and the next one begins with its automatic steps.
+    The active player declares first: the other player's pass is refused until the active player
+    has acted or passed in the phase. When both players have passed with no action in between,
+    the phase ends and the next one begins with its automatic steps.
     """
     st = g.state
     player = a.get("player", by)
     if player not in PLAYERS:
         raise InputProblem(f"player: unknown player {player!r}")
     rec = acting(st)
-    if player != st.active and st.active not in rec["passed"]:
+    if player != st.active and not rec["active_moved"]:
         g.refuse("4.11.7", f"{st.active}, the active player, must first declare the end of the "
-                           f"{st.phase} phase")
+                           f"{st.phase} phase", also=("4.11.6",))
     if player == st.active:
         rec["active_moved"] = True                                # 4.11.6: the right is waived
     if player not in rec["passed"]:

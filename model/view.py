@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from . import stats
+from . import combat, stats
 from .ruleset import Ruleset
 from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State
 
@@ -54,6 +54,7 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
         d["needs_target"] = True
     for k, v in card.extra.items():
         d.setdefault(k, copy.deepcopy(v))
+    d.update(combat.card_flags(state, card))
     return d
 
 

@@ -501,7 +501,7 @@ def enumerate_gaps(policy: Policy, allowlist: set[str] | frozenset[str]) -> tupl
     if set(z3_ids) != set(py):
         checks.append(Check("gap enumeration", policy.name, "counterexample", "FAIL", z3_ms,
                             f"Z3 classes {sorted(z3_ids)} != Python classes {sorted(py)}"))
-    classes = [py[g] for g in z3_ids if g in py]
+    classes = sorted((py[g] for g in z3_ids if g in py), key=lambda g: g.id)
     per = z3_ms / max(1, len(classes))
     for g in classes:
         known = g.id in allowlist

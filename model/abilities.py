@@ -1,0 +1,235 @@
+"""Using abilities: `activate` — combat abilities, regeneration, other activated abilities.
+
+Clauses:
+- combat abilities: 129.0–129.7 (direct damage: up to X VP spent, that much
+  damage, 129.5; its element, 129.6; not an effect, 129.7), 136.2 (not an
+  activated ability), rb7:harci-kepessegek (in the combat phase, from the
+  guard post only, only when there is combat), rb7:harci-fazis.IV (after the
+  attack is declared; the attacker first: 4.11.6), rb7:direkt-sebzo-kepesseg
+  (at a creature attacking it or what it attacks, a building or the player
+  included; once per turn; the amount fixed when declared; the creature then
+  strikes only there), rb7:harci-fazis.V (those brought to 0 Ép die at once,
+  components to the opponent), 134.4.7 (life counters do not save from a
+  combat ability), 119.1 / rb7:dermesztesjelzo (a frozen creature has no
+  abilities).
+- regeneration: 136.6 (1 or 2 VP per Ép healed on the creature), 136.7 (at
+  most 4 Ép per creature per turn: ruleset `regeneration_per_turn`), 136.8
+  (by the creature's controller, right after it is damaged, as a life-saving
+  action: only a wounded creature; not bound by 4.11.6, 4.23.3),
+  rb7:regeneralodas (the whole damage or part of it; never above the maximum;
+  usable from the guard post and while passive),
+  rb7:leny-gyogyulasa-regeneralodasa.
+- other activated abilities `{keyword, cost, effects, timing, needs_target}`:
+  136.0–136.5 (the player's decision; the cost is paid in full, 4.20.3;
+  using one is an action, 136.1, 4.23.0), 136.3 (timing of an instant unless
+  the ability says otherwise: `timing: main` own main phase, `timing:
+  preparation` also in the preparation phase, 137.1), rb7:aktivalast-kivano-kepessegek
+  (the controller activates; abilities paid with VP work while passive and
+  from the guard post; those that passivate only from an active card, never
+  in the guard post, 5.4.5), rb7:passzivizalas (a passive item, enchantment,
+  skill or building has no effect), rb7:celpont.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import combat, stats
+from .damage import deal_damage, heal, settle
+from .errors import InputProblem
+from .game import Game
+from .play import begin_action, check_timing, pay_cost, resolve_effects
+from .state import PLAYERS, TABLE_ZONES, Card
+
+COMBAT_KEYWORDS = ("direct_damage",)
+TIMINGS = ("instant", "main", "preparation")
+_MISSING_CLAUSE = {"direct_damage": "129.2", "regeneration": "136.6"}
+
+
+def _int(a: dict[str, Any], key: str, default: int | None = None) -> int:
+    v = a.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputProblem(f"{key}: expected an integer, got {v!r}")
+    return v
+
+
+def _find(g: Game, card: Card, which: Any) -> tuple[int, dict[str, Any]]:
+    """The ability named by index or keyword; refused when the card lacks it or has lost it (119.1)."""
+    abilities = card.abilities
+    if which is None:
+        if len(abilities) != 1:
+            raise InputProblem("ability: name the ability (index or keyword)")
+        which = 0
+    if isinstance(which, bool):
+        raise InputProblem(f"ability: expected an index or a keyword, got {which!r}")
+    if isinstance(which, int):
+        if not 0 <= which < len(abilities):
+            raise InputProblem(f"ability: {card.id} has no ability #{which}")
+        idx = which
+    elif isinstance(which, str):
+        idx = next((i for i, ab in enumerate(abilities) if ab.get("keyword") == which), -1)
+        if idx < 0:
+            g.refuse(_MISSING_CLAUSE.get(which, "136.0"), f"{card.id} has no {which} ability")
+    else:
+        raise InputProblem(f"ability: expected an index or a keyword, got {which!r}")
+    ab = abilities[idx]
+    if card.counter("freeze") > 0:
+        g.refuse("119.1", f"{card.id} is frozen: its abilities do not work")
+    return idx, ab
+
+
+def activate(g: Game, a: dict[str, Any], by: str) -> None:
+    st = g.state
+    player = a.get("player", by)
+    if player not in PLAYERS:
+        raise InputProblem(f"player: unknown player {player!r}")
+    card = g.card(a.get("card"))
+    idx, ab = _find(g, card, a.get("ability"))
+    kw = ab.get("keyword")
+    targets = list(a.get("targets") or [])
+    for t in targets:
+        if t not in PLAYERS:
+            g.card(t)
+    if kw in COMBAT_KEYWORDS:
+        _direct_damage(g, player, card, idx, ab, a, targets)
+    elif kw == "regeneration":
+        _regenerate(g, player, card, idx, ab, a)
+    else:
+        _generic(g, player, card, idx, ab, a, targets)
+    st.turn_info.setdefault("abilities_used", {}).setdefault(card.id, []).append(idx)
+
+
+def _used(g: Game, card: Card, idx: int) -> int:
+    return g.state.turn_info.get("abilities_used", {}).get(card.id, []).count(idx)
+
+
+# ---------------------------------------------------------------------------
+# combat abilities (129, rb7:direkt-sebzo-kepesseg)
+# ---------------------------------------------------------------------------
+
+def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any],
+                   a: dict[str, Any], targets: list[str]) -> None:
+    st = g.state
+    cid = card.id
+    rec = combat.record(st)
+    if st.controller(cid) != player:
+        g.refuse("rb7:harci-kepessegek", f"{cid} is not {player}'s creature in play")
+    if st.phase != "combat" or rec is None or rec["struck"] or not rec["attacks"]:
+        g.refuse("rb7:harci-kepessegek", "combat abilities are used in the combat phase, after at least one "
+                                         "attack is declared and before the strike",
+                 also=("rb7:harci-fazis.IV",))
+    if cid not in st.players[player].zones["guard_post"]:
+        g.refuse("rb7:harci-kepessegek", f"{cid} is not in the guard post: combat abilities are used from "
+                                         "the guard post only")
+    begin_action(g, player)                                              # IV: the attacker first
+    top = _int(ab, "x", 0)
+    n = _int(a, "x", top)
+    if not 0 <= n <= top:
+        g.refuse("129.5", f"{cid}'s direct damage spends 0 to {top} VP, not {n}")
+    if _used(g, card, idx) >= int(ab.get("per_turn", 1)):
+        g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} has used its direct damage this turn")
+    if len(targets) != 1:
+        g.refuse("rb7:celpont" if not targets else "rb7:direkt-sebzo-kepesseg",
+                 "direct damage hits exactly one target")
+    target = targets[0]
+    allowed = combat.fights(st, cid)
+    if target not in allowed:
+        g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} fights {allowed or 'nothing'}: direct damage only at a "
+                                              "creature attacking it or what it attacks")
+    chosen = rec["strike_back"].get(cid)
+    if chosen is not None and chosen != target:
+        g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} strikes back at {chosen}: its direct damage may hit "
+                                              "only that creature")
+    pay_cost(g, player, {"vp": n}, {})                                   # 129.3, 4.20.3
+    rec["direct_damage"][cid] = target
+    if combat.target_of(st, cid) is None:
+        rec["strike_back"][cid] = target                                 # it strikes only there
+    g.emit("combat_ability", card=cid, target=target, amount=n, element=ab.get("element"))
+    st.turn_info["in_strike"] = True                                     # 134.4.7
+    try:
+        deal_damage(g, target, n, ab.get("element"), source=cid, combat=True)
+        settle(g)                                                        # V: deaths at once
+    finally:
+        st.turn_info.pop("in_strike", None)
+
+
+# ---------------------------------------------------------------------------
+# regeneration (136.6–136.8)
+# ---------------------------------------------------------------------------
+
+def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: dict[str, Any]) -> None:
+    st = g.state
+    cid = card.id
+    if not card.is_creature or st.controller(cid) != player:
+        g.refuse("136.6", f"{cid} is not {player}'s creature in play: its controller regenerates it")
+    check_timing(g, player, "instant")
+    begin_action(g, player, life_saving=True)                            # 136.8, 4.23.3
+    n = _int(a, "x", 1)
+    if n < 1:
+        g.refuse("136.6", "regeneration heals at least 1 Ép")
+    if card.wounds <= 0:
+        g.refuse("136.8", f"{cid} is not wounded: regeneration is used right after damage")
+    if n > card.wounds:
+        g.refuse("rb7:regeneralodas", f"{cid} took {card.wounds} damage: regeneration heals that or part of "
+                                      "it, never above the maximum")
+    done = st.turn_info.get("regenerated", {}).get(cid, 0)
+    cap = g.rules.regeneration_per_turn
+    if done + n > cap:
+        g.refuse("136.7", f"at most {cap} Ép are regenerated on a creature per turn; {done} already")
+    per = _int(ab, "x", 1)
+    pay_cost(g, player, {"vp": per * n}, {})                             # 136.6, 4.20.3
+    st.turn_info.setdefault("regenerated", {})[cid] = done + n
+    g.emit("ability_activated", card=cid, ability="regeneration", player=player)
+    heal(g, cid, n)
+
+
+# ---------------------------------------------------------------------------
+# other activated abilities (136)
+# ---------------------------------------------------------------------------
+
+def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: dict[str, Any],
+             targets: list[str]) -> None:
+    st = g.state
+    cid = card.id
+    kw = ab.get("keyword")
+    if "effects" not in ab:
+        g.refuse("136.0", f"{cid}'s {kw} is not an ability that is activated")
+    if st.controller(cid) != player:
+        g.refuse("rb7:aktivalast-kivano-kepessegek", f"{cid} is not {player}'s card in play: its controller "
+                                                     "activates its abilities")
+    if not card.is_creature and not card.active:
+        g.refuse("rb7:passzivizalas", f"{cid} is passive: a passive {card.kind} has no effect")
+    timing = ab.get("timing", "instant")
+    if timing not in TIMINGS:
+        raise InputProblem(f"{cid}: unknown timing {timing!r} (known: {', '.join(TIMINGS)})")
+    if timing == "main":
+        if st.active != player or st.phase not in ("main1", "main2"):
+            g.refuse("137.1", f"{cid}'s {kw} is used only in its controller's main phase")
+    else:
+        check_timing(g, player, "instant", allow_preparation=timing == "preparation")
+    begin_action(g, player)                                              # 4.11.6, 136.1
+    per_turn = ab.get("per_turn")
+    if per_turn is not None and _used(g, card, idx) >= int(per_turn):
+        g.refuse("137.1", f"{cid}'s {kw} is used at most {per_turn} time(s) per turn")
+    if ab.get("needs_target") and not targets:
+        g.refuse("rb7:celpont", f"{cid}'s {kw} needs a target and none is given")
+    cost = dict(ab.get("cost") or {})
+    passivate = bool(cost.pop("passivate", False))
+    if passivate:
+        zone = st.zone_of(cid)
+        if zone == "guard_post":
+            g.refuse("5.4.5", f"{cid} is in the guard post: an ability that passivates is never used there")
+        if card.attached_to:
+            g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards are not passivated")
+        if not card.active or zone not in TABLE_ZONES:
+            g.refuse("5.5.7.1", f"{cid} is passive: only an active card is passivated")
+    pay_cost(g, player, cost, dict(a.get("pay") or {}))                  # 4.20.3
+    if passivate:
+        card.active = False
+        g.emit("passivated", card=cid)
+    g.emit("ability_activated", card=cid, ability=kw, player=player)
+    resolve_effects(g, card, player, targets, ab.get("effects") or [])
+
+
+ACTIONS: dict = {"activate": activate}
+
+__all__ = ["ACTIONS", "activate"]

@@ -1,0 +1,181 @@
+"""A random legal-play driver: whole games from a seed, no Hypothesis.
+
+`random_game(seed, steps)` builds a fresh game (two shuffled 20-card decks of
+creatures, spells, enchantments, items and buildings) and plays it: the game is
+started (`start_game`), then each turn the active player plays affordable cards
+in the main phases, fills the guard post in the exchange phase, attacks in the
+combat phase and moves on with `advance`; now and then a random zone or
+resource effect (properties/strategies.py, `gen_step`) happens. Only steps the
+engine accepts are kept, so `(given, when)` replays with `run_case` to the same
+game. It stops after `steps` steps or when the game ends.
+
+`play_random(seed, n_steps)` returns the states after every step (the given
+state first). `drive(...)` is the engine room, with an `on_step` hook the
+fuzzer uses to check invariants; the benchmarks time it.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from model.engine import Outcome, apply
+from model.errors import InputProblem
+from model.ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
+from model.state import PHASES, PLAYERS, State, from_given, other
+
+from .strategies import RandomChooser, gen_step
+
+__all__ = ["random_given", "random_game", "play_random", "drive", "legal_candidates"]
+
+DECK_SIZE = 20
+
+
+def random_given(rng: random.Random, deck_size: int = DECK_SIZE) -> dict[str, Any]:
+    """Two players with a deck each (owner = the deck's player), nothing else; a fresh game."""
+    cards: dict[str, dict[str, Any]] = {}
+    players: dict[str, dict[str, Any]] = {}
+    for p in PLAYERS:
+        deck = []
+        for i in range(deck_size):
+            cid = f"{p.lower()}{i}"
+            kind = rng.choice(("creature",) * 8 + ("instant", "instant", "sorcery", "sorcery",
+                                                    "enchantment", "item", "building", "skill"))
+            d: dict[str, Any] = {"kind": kind}
+            if kind == "creature":
+                d["damage"] = rng.randint(0, 4)
+                d["hp"] = rng.randint(1, 5)
+                d["cost"] = {"vp": rng.randint(0, 4)}
+                if rng.random() < 0.3:
+                    d["components_yield"] = rng.randint(1, 2)
+                if rng.random() < 0.15:
+                    d["abilities"] = [{"keyword": "flying"}]
+                elif rng.random() < 0.1:
+                    d["abilities"] = [{"keyword": "life", "x": 1}]
+            elif kind in ("instant", "sorcery"):
+                d["cost"] = {"vp": rng.randint(0, 2)}
+                d["effects"] = [rng.choice((
+                    {"damage": {"target": other(p), "amount": rng.randint(1, 3)}},
+                    {"draw": {"count": 1}},
+                    {"heal": {"target": p, "amount": 2}},
+                    {"gain_vp": {"amount": 1}},
+                    {"mill": {"player": other(p), "count": 1}},
+                ))]
+            elif kind == "building":
+                d["hp"] = rng.randint(2, 5)
+                d["cost"] = {"vp": rng.randint(0, 3)}
+            elif kind == "item":
+                d["cost"] = {"components": rng.randint(0, 1)}
+            else:
+                d["cost"] = {"vp": rng.randint(0, 3)}
+            cards[cid] = d
+            deck.append(cid)
+        players[p] = {"deck": deck}
+    return {"players": players, "cards": cards, "seed": rng.randrange(1 << 16)}
+
+
+def _next_phase(phase: str) -> str:
+    return PHASES[(PHASES.index(phase) + 1) % len(PHASES)]
+
+
+def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) -> list[dict[str, Any]]:
+    """Steps worth trying now, best first (the first one the engine accepts is taken)."""
+    p, phase = state.active, state.phase
+    zs = state.players[p].zones
+    out: list[dict[str, Any]] = []
+    if state.pending:
+        pend = state.pending
+        opts = list(pend.get("options") or [])
+        out.append({"choose": {"player": pend["player"],
+                               "cards": rng.sample(opts, min(int(pend.get("count", 0)), len(opts)))}})
+        return out
+    if rng.random() < effects:
+        out.append(gen_step(state, RandomChooser(rng)))
+    if phase in ("main1", "main2"):
+        hand = list(zs["hand"])
+        rng.shuffle(hand)
+        for cid in hand:
+            c = state.cards[cid]
+            if c.cost.get("vp", 0) > state.players[p].vp:
+                continue
+            if c.cost.get("components", 0) > state.players[p].components:
+                continue
+            step: dict[str, Any] = {"player": p, "card": cid}
+            if c.kind == "enchantment":
+                hosts = [x for x in zs["reserve"] + zs["guard_post"]]
+                if hosts and rng.random() < 0.5:
+                    step["targets"] = [rng.choice(hosts)]
+            if rng.random() < 0.7:
+                out.append({"play": step})
+    elif phase == "exchange" and not (state.turn_info.get("acting") or {}).get("active_moved"):
+        pool = zs["reserve"] + zs["guard_post"]
+        ready = [c for c in pool if state.cards[c].is_creature and state.cards[c].active]
+        rng.shuffle(ready)
+        post = ready[:3]
+        out.append({"exchange": {"player": p, "guard_post": post,
+                                 "reserve": [c for c in pool if c not in post]}})
+    elif phase == "combat" and "combat" not in state.turn_info and zs["guard_post"]:
+        opp = other(p)
+        guards = list(state.players[opp].zones["guard_post"])
+        attackers = list(zs["guard_post"])
+        rng.shuffle(attackers)
+        attacks = []
+        for i, att in enumerate(attackers):
+            if i < len(guards):
+                attacks.append({"attacker": att, "target": guards[i]})
+            else:
+                attacks.append({"attacker": att, "target": opp})
+        if len(attackers) >= len(guards):
+            out.append({"attack": {"player": p, "attacks": attacks}})
+    out.append({"advance": {"to": _next_phase(phase)}})
+    return out
+
+
+def drive(seed: int, n_steps: int, *, ruleset: str | Ruleset = DEFAULT_RULESET, effects: float = 0.25,
+          on_step: Callable[[State, dict[str, Any], Outcome, int], None] | None = None,
+          stepper: Callable[[State, dict[str, Any], Ruleset, int], Outcome | None] | None = None,
+          keep_states: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]], list[State]]:
+    """Play one game: (given, accepted steps, states). `stepper` replaces `apply` (the fuzzer
+    passes a checking one); it may return None to stop (a crash)."""
+    rules = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    rng = random.Random(seed)
+    given = random_given(rng)
+    state = from_given(given, rules)
+    states = [state] if keep_states else []
+    when: list[dict[str, Any]] = []
+    first = {"start_game": {"first": rng.choice(PLAYERS)}}
+    pending: list[dict[str, Any]] = [first]
+    attempts = 0
+    while len(when) < n_steps and state.result is None and attempts < n_steps * 20:
+        candidates = pending or legal_candidates(state, rng, effects)
+        pending = []
+        for step in candidates:
+            attempts += 1
+            try:
+                out = stepper(state, step, rules, len(when)) if stepper else apply(state, step, rules)
+            except InputProblem:
+                continue
+            if out is None:
+                return given, when, states
+            if out.refusal is not None:
+                continue
+            when.append(step)
+            if on_step:
+                on_step(state, step, out, len(when) - 1)
+            state = out.state
+            if keep_states:
+                states.append(state)
+            break
+    if not keep_states:
+        states = [state]
+    return given, when, states
+
+
+def random_game(seed: int, steps: int = 200, **kw: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(given, when) of one random legal game (at most `steps` steps)."""
+    given, when, _ = drive(seed, steps, keep_states=False, **kw)
+    return given, when
+
+
+def play_random(seed: int, n_steps: int = 200, **kw: Any) -> list[State]:
+    """The states of one random legal game: the given state, then one per step."""
+    return drive(seed, n_steps, **kw)[2]
