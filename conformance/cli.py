@@ -26,6 +26,11 @@ Subcommands:
     ``coverage.json`` (default directory ``reports/``).
 ``diff OLD.json NEW.json [--json [FILE]]``
     compare two results files; exit 1 when a case that passed no longer does.
+``amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH]``
+    what an amended copy of the Kódex documents changes (clauses changed,
+    renumbered, removed, added) and the cases, code and registers citing them;
+    writes ``amendment.md`` and ``amendment.json``; exit 0 nothing cited
+    changed, 1 review needed, 2 bad input (``reports.amendment``).
 ``prove …``, ``fuzz …``
     delegated to ``properties.prove.main`` / ``properties.fuzz.main``
     (imported only when used).
@@ -456,6 +461,17 @@ def cmd_diff(args) -> int:
     return diff.main([args.old, args.new] + (["--json", args.json] if args.json else []))
 
 
+def cmd_amend(args) -> int:
+    from reports import amendment
+    argv = [args.new_dir]
+    for flag, value in (("--base", args.base), ("--json", args.json), ("--out", args.out)):
+        if value:
+            argv += [flag, value]
+    for path in args.corpus or []:
+        argv += ["--corpus", path]
+    return amendment.main(argv)
+
+
 def _delegate(name: str, argv: list[str]) -> int:
     import importlib
     try:
@@ -529,6 +545,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="write the comparison as JSON (to FILE, or stdout)")
     s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("amend", help="what an amended Kódex changes; the cases and code to review")
+    s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (file names as "
+                   "conformance/kodex/; a missing file is unchanged)")
+    s.add_argument("--base", metavar="DIR", help="the documents before (default: conformance/kodex)")
+    s.add_argument("--json", metavar="FILE", help="also write the JSON (hkk-amendment/1) to FILE; "
+                   "'-': to stdout instead of the summary")
+    s.add_argument("--out", metavar="DIR", help="where amendment.md and amendment.json go "
+                   "(default: reports)")
+    s.add_argument("--corpus", metavar="PATH", action="append",
+                   help="case files or directories (default: the corpus); repeatable")
+    s.set_defaults(func=cmd_amend)
 
     for name in ("prove", "fuzz"):
         s = sub.add_parser(name, help=f"delegate to properties.{name} (arguments passed on)",

@@ -123,7 +123,9 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     begin_action(g, player)                                              # IV: the attacker first
     top = _int(ab, "x", 0)
     n = _int(a, "x", top)
-    if not 0 <= n <= top:
+    if n < 0:
+        g.refuse("112.0", f"X is a non-negative whole number, not {n}", also=("129.5",))
+    if n > top:
         g.refuse("129.5", f"{cid}'s direct damage spends 0 to {top} VP, not {n}")
     if _used(g, card, idx) >= int(ab.get("per_turn", 1)):
         g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} has used its direct damage this turn")

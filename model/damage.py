@@ -38,7 +38,9 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     if amount:
         card.wounds += amount
         g.emit("damaged", target=target, amount=amount, element=element, source=source)
-        st.turn_info.setdefault("damaged_by_damage", set()).add(target)
+        hurt = st.turn_info.setdefault("damaged_by_damage", [])
+        if target not in hurt:
+            hurt.append(target)
     return amount
 
 
@@ -66,7 +68,7 @@ def heal(g: Game, target: str, amount: int) -> int:
 def settle(g: Game) -> None:
     """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed."""
     st = g.state
-    damaged = st.turn_info.get("damaged_by_damage", set())
+    damaged = st.turn_info.get("damaged_by_damage", [])
     changed = True
     while changed:
         changed = False

@@ -160,8 +160,10 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         card.wounds = 0
         if active is not None:
             card.active = active
+        elif card.enters_active:
+            card.active = True                           # 131.6.1: "comes into play active"
         elif card.kind in ("creature", "building"):
-            card.active = flies(card) or card.enters_active   # 131.5–131.6.1, 131.5.1
+            card.active = flies(card)                    # 131.5–131.6, 131.5.1
         else:
             card.active = True
     if final == "guard_post":

@@ -59,6 +59,7 @@ PLAY_FROM = ("hand", "graveyard", "deck")
 SEARCH_TO = ("hand", "reserve", "deck_top", "graveyard", "void")
 CREATE_ZONES = (None, "hand", "reserve", "guard_post", "table", "graveyard", "void", "deck")
 GUARD_POST_SIZE = 3
+_KIND_WEIGHTS = ("creature",) * 4 + tuple(k for k in KINDS if k != "creature") + ("enchantment",)
 
 
 # ---------------------------------------------------------------------------
@@ -165,7 +166,6 @@ _EFFECT_TEMPLATES: tuple[Callable[[Chooser], tuple[dict, bool]], ...] = (
     lambda ch: ({"damage": {"target": "$target", "amount": ch.integer(1, 3)}}, True),
     lambda ch: ({"heal": {"target": "$target", "amount": ch.integer(1, 3)}}, True),
     lambda ch: ({"mill": {"count": ch.integer(1, 2)}}, False),
-    lambda ch: ({"move": {"card": "$target", "to": "hand"}}, True),
 )
 
 
@@ -192,7 +192,7 @@ def gen_given(ch: Chooser, *, max_cards: int = 14, min_deck: int = 0) -> dict[st
     for i in range(n + min_deck):
         cid = f"c{i}"
         forced_deck = i >= n
-        kind = "instant" if forced_deck and ch.chance(0.5) else ch.choice(KINDS)
+        kind = "instant" if forced_deck and ch.chance(0.5) else ch.choice(_KIND_WEIGHTS)
         d: dict[str, Any] = {"kind": kind}
         premade = not forced_deck and ch.chance(0.15)
         token = not forced_deck and kind == "creature" and not premade and ch.chance(0.12)
@@ -208,9 +208,9 @@ def gen_given(ch: Chooser, *, max_cards: int = 14, min_deck: int = 0) -> dict[st
         else:
             allowed = ["hand", "deck", "graveyard", "void", "removed", "nowhere"]
             if kind == "creature":
-                allowed[1:1] = ["reserve", "guard_post"]
+                allowed[1:1] = ["reserve", "guard_post", "reserve", "guard_post"]
             elif kind not in ("instant", "sorcery") and not (kind == "location" and location_in_play):
-                allowed[1:1] = ["table"]
+                allowed[1:1] = ["table", "table"]
             if premade:
                 allowed = [z for z in allowed if z not in ("deck", "void")]
         zone = ch.choice(allowed)
@@ -405,7 +405,8 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         return None if card is None else {"card": card, "to": ch.choice(PLAYERS)}
     if verb == "create":
         p = _player(ch, state)
-        kind = ch.choice(("creature", "item", "enchantment", "building", "instant"))
+        kind = ch.choice(("creature", "creature", "item", "creature", "enchantment", "building",
+                          "instant"))
         d: dict[str, Any] = {"id": fresh_id(state), "kind": kind}
         if kind == "creature":
             d["damage"] = ch.integer(0, 3)
@@ -537,7 +538,8 @@ def build_case(ch: Chooser, *, verbs: Sequence[str] | None = None, max_steps: in
     given = gen_given(ch, max_cards=max_cards, min_deck=min_deck)
     state = from_given(given, rules)
     when: list[dict[str, Any]] = []
-    while len(when) < max_steps and ch.chance(0.92):
+    n_steps = ch.integer(1, max_steps) if max_steps > 0 else 0
+    for _ in range(n_steps):
         step = gen_step(state, ch, verbs)
         try:
             out = apply(state, step, rules)

@@ -797,7 +797,11 @@ def test_pytest_plugin(tmp_path):
     (corpus / "broken.yaml").write_text("format: hkk-case/1\ncases: [\n", encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = conformance/corpus\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin",
+    # installed, the plugin comes through its pytest11 entry point; from a bare checkout, by -p
+    from importlib.metadata import entry_points
+    installed = any(ep.name == "kodex_corpus" for ep in entry_points(group="pytest11"))
+    plugin = [] if installed else ["-p", "conformance.pytest_plugin"]
+    run = subprocess.run([sys.executable, "-m", "pytest", *plugin,
                           "-p", "no:cacheprovider", "-rA", "-q"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     out = run.stdout

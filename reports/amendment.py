@@ -1,0 +1,967 @@
+"""What an amendment of the Kódex changes and which cases, code and registers it breaks.
+
+``kodex amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH ...]``
+
+NEW_DIR holds an amended copy of the vendored documents (the file names of
+``conformance/kodex/``); a base file missing from NEW_DIR is unchanged. A file
+of NEW_DIR that the base does not have is read as a further source. The two
+catalogs (``conformance.catalog``) are compared by clause id and by the
+sha256 of the normalised text:
+
+* ``changed``: same id, different text (with a word-level ``difflib`` diff of
+  the Hungarian text);
+* ``moved``: the text of a base clause now stands under another id
+  (renumbered; ``match: exact`` by hash, or ``match: similar`` when a removed
+  and an added clause of the same part have nearly the same words, then with
+  a diff); a heading (no text) moves when its title reappears under a new id;
+* ``removed`` / ``added``: ids only in the base / only in the new catalog
+  (an added clause may reuse the id of a clause that moved away: ``reuses_id``);
+* ``title_changed``: same id, different heading.
+
+For every changed, moved and removed clause the impact: the corpus cases that
+cite it (as ``clause`` or in ``also``), the engine code that names it
+(docstrings via ``conformance.traceability``, string literals such as refusal
+clauses in ``model/*.py``, ``clause:`` keys of ``model/**/*.yaml``), the
+untestable entries (``conformance/untestable/*.yaml``) and the entries of the
+conflicts register (``conformance/conflicts.yaml``) that name it. For every
+added clause whether anything covers it yet. And the parse findings of the
+new catalog that the base did not have (and those it no longer has).
+
+JSON shape (schema ``hkk-amendment/1``)::
+
+    {"schema": "hkk-amendment/1", "generated": ISO time,
+     "base": {"dir", "clauses", "files": [{"name", "sha256"}]},
+     "new":  {"dir", "clauses", "files": [{"name", "status", "sha256"}]},
+            # status: amended | identical | unchanged (missing in NEW_DIR) | extra
+     "summary": {"changed", "moved", "removed", "added", "title_changed",
+                 "uncovered_added", "new_findings", "resolved_findings",
+                 "cases_to_review", "code_to_review", "untestable_to_review",
+                 "conflicts_to_review", "needs_review"},
+     "changed": [{"id", "title", "heading", "section", "section_title", "part",
+                  "old": {"sha256", "text", "source", "line"}, "new": {...},
+                  "diff": [{"op": equal|delete|insert|replace, "old", "new"}],
+                  "word_diff": "… [-old words-]{+new words+} …",
+                  "impact": IMPACT, "needs_review"}],
+     "moved":   [{"from", "to", "title", "heading", "section", "section_title",
+                  "part", "match": exact|similar, "similarity",
+                  "old": {...}, "new": {...}, "diff"?, "word_diff"?,
+                  "impact": IMPACT, "needs_review"}],
+     "removed": [{"id", "title", "heading", "section", "section_title", "part",
+                  "old": {...}, "impact": IMPACT, "needs_review",
+                  "id_taken_by"?}],   # the id now holds the text of a moved clause
+     "added":   [{"id", "title", "heading", "section", "section_title", "part",
+                  "new": {...}, "reuses_id", "covered_by": {"cases", "code",
+                  "untestable"}, "uncovered"}],
+     "title_changed": [{"id", "old_title", "new_title", "cases"}],
+     "findings": {"new": [Finding], "resolved": [Finding]},
+     "review": {"cases": [{"id", "file", "line", "title", "clauses"}],
+                "code": [{"file", "line", "how", "clauses"}],
+                "untestable": [{"file", "clause", "reason"}],
+                "conflicts": [{"id", "clauses"}]},
+     "exit": 0 | 1}
+
+    IMPACT = {"cases": [{"id", "role": clause|also, "file", "line", "title"}],
+              "code": [{"file", "line", "how": docstring|literal|data}],
+              "untestable": [{"file", "reason"}],
+              "conflicts": [{"id", "summary", "where"}]}
+
+Exit status: 0 when no changed, moved or removed clause is cited by a case,
+the code, an untestable entry or the conflicts register (added clauses, title
+changes and new findings are reported but need no review); 1 when something
+cited must be reviewed; 2 on bad input (a missing directory, a NEW_DIR without
+any ``*.txt`` document, a document that is not UTF-8, a missing corpus path).
+
+:func:`compare` does the work on two catalogs; :func:`analyse` loads them
+from directories; :func:`render`, :func:`to_markdown`, :func:`write_reports`
+and :func:`main` present it.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as _dt
+import difflib
+import hashlib
+import json
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+SCHEMA = "hkk-amendment/1"
+ROOT = Path(__file__).resolve().parents[1]
+KODEX_DIR = ROOT / "conformance" / "kodex"
+CORPUS_DIR = ROOT / "conformance" / "corpus"
+UNTESTABLE_DIR = ROOT / "conformance" / "untestable"
+CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
+MODEL_DIR = ROOT / "model"
+SIMILARITY = 0.8      # word-sequence ratio for a renumbered *and* reworded clause
+
+EXIT_OK, EXIT_REVIEW, EXIT_INPUT = 0, 1, 2
+
+
+class AmendmentInputError(Exception):
+    """Bad input: reported as one line, exit status 2."""
+
+
+# --------------------------------------------------------------------------
+# loading the two catalogs
+
+def _fresh_catalog(directory: Path):
+    """The catalog of ``directory``, parsed now (never from the per-directory cache,
+    whose key would be a temporary path)."""
+    from conformance import catalog as cat
+    build = getattr(cat, "_build", None)
+    if build is not None:
+        return build(Path(directory))
+    return cat.load_catalog(directory)  # pragma: no cover - older catalog module
+
+
+def _sha_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _check_utf8(path: Path) -> None:
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AmendmentInputError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
+
+
+def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
+    """(base catalog, new catalog, base info, new info) for an amended copy in ``new_dir``."""
+    base = Path(base_dir) if base_dir is not None else KODEX_DIR
+    new = Path(new_dir)
+    if not base.is_dir():
+        raise AmendmentInputError(f"{base}: no such directory (--base)")
+    if not new.is_dir():
+        raise AmendmentInputError(f"{new}: no such directory")
+    base_files = sorted(base.glob("*.txt"))
+    new_files = sorted(new.glob("*.txt"))
+    if not base_files:
+        raise AmendmentInputError(f"{base}: no Kódex documents (*.txt)")
+    if not new_files:
+        raise AmendmentInputError(
+            f"{new}: no Kódex documents (*.txt); expected amended copies named like "
+            + ", ".join(p.name for p in base_files))
+    for p in new_files:
+        _check_utf8(p)
+
+    base_info = {"dir": str(base), "files": [{"name": p.name, "sha256": _sha_file(p)}
+                                              for p in base_files]}
+    new_by_name = {p.name: p for p in new_files}
+    files = []
+    with tempfile.TemporaryDirectory(prefix="kodex-amend-") as tmp:
+        merged = Path(tmp)
+        for p in base_files:
+            src = new_by_name.get(p.name)
+            if src is None:
+                status, used = "unchanged", p
+            else:
+                used = src
+                status = "identical" if _sha_file(src) == _sha_file(p) else "amended"
+            shutil.copyfile(used, merged / p.name)
+            files.append({"name": p.name, "status": status, "sha256": _sha_file(used)})
+        base_names = {p.name for p in base_files}
+        for p in new_files:
+            if p.name not in base_names:
+                shutil.copyfile(p, merged / p.name)
+                files.append({"name": p.name, "status": "extra", "sha256": _sha_file(p)})
+        new_cat = _fresh_catalog(merged)
+    if base.resolve() == KODEX_DIR.resolve():
+        from conformance.catalog import load_catalog
+        base_cat = load_catalog(base)
+    else:
+        base_cat = _fresh_catalog(base)
+    new_info = {"dir": str(new), "files": files}
+    return base_cat, new_cat, base_info, new_info
+
+
+# --------------------------------------------------------------------------
+# what cites a clause
+
+def load_untestable_entries(directory: str | Path | None = None) -> list[dict]:
+    """Every entry of the untestable registry with its file: ``[{file, clause, reason}]``."""
+    import yaml
+    d = Path(directory) if directory is not None else UNTESTABLE_DIR
+    out: list[dict] = []
+    if not d.is_dir():
+        return out
+    for f in sorted(list(d.glob("*.yaml")) + list(d.glob("*.yml"))):
+        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        entries = data.get("entries", []) if isinstance(data, dict) else (data or [])
+        for e in entries or []:
+            if isinstance(e, dict) and e.get("clause") is not None:
+                out.append({"file": _rel(f), "clause": str(e["clause"]),
+                            "reason": str(e.get("reason") or "")})
+    return out
+
+
+def load_conflict_entries(path: str | Path | None = None) -> list[dict]:
+    from reports.coverage import load_conflicts
+    return load_conflicts(CONFLICTS_PATH if path is None else path)
+
+
+def _conflict_clauses(entry: dict) -> dict[str, str]:
+    """{clause id: where in the entry} for a conflicts-register entry."""
+    out: dict[str, str] = {}
+    for c in entry.get("clauses") or []:
+        out.setdefault(str(c), "clauses")
+    readings = entry.get("readings") or {}
+    if isinstance(readings, dict):
+        for name, r in readings.items():
+            if isinstance(r, dict) and r.get("clause"):
+                out.setdefault(str(r["clause"]), f"reading {name}")
+    return out
+
+
+_DATA_CLAUSE_RE = re.compile(r"""\bclause:\s*["']?([A-Za-z0-9:.\-]+)""")
+
+
+def code_references(model_dir: str | Path | None = None) -> dict[str, list[dict]]:
+    """clause id → [{file, line, how}] over the engine.
+
+    ``docstring``: cited in a docstring (``conformance.traceability``);
+    ``literal``: a string constant equal to the id (refusal clauses, event
+    clauses); ``data``: a ``clause:`` key of a YAML table under ``model/``.
+    """
+    d = Path(model_dir) if model_dir is not None else MODEL_DIR
+    out: dict[str, list[dict]] = {}
+
+    def add(cid: str, file: str, line: int, how: str) -> None:
+        spots = out.setdefault(cid, [])
+        row = {"file": file, "line": line, "how": how}
+        if row not in spots:
+            spots.append(row)
+
+    try:
+        from conformance.traceability import code_citations
+        cites = code_citations(d) if model_dir is not None else code_citations()
+        for cid, spots in cites.items():
+            for f, line in spots:
+                add(cid, f, line, "docstring")
+    except ImportError:  # pragma: no cover - traceability is part of the kit
+        pass
+    for path in sorted(d.glob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except SyntaxError:  # pragma: no cover - the engine parses
+            continue
+        docs = {id(n.body[0].value) for n in [tree, *ast.walk(tree)]
+                if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.body and isinstance(n.body[0], ast.Expr)
+                and isinstance(getattr(n.body[0], "value", None), ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docs and _looks_like_id(node.value)):
+                add(node.value, f"{d.name}/{path.name}", node.lineno, "literal")
+    for path in sorted(d.rglob("*.yaml")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in _DATA_CLAUSE_RE.finditer(line):
+                add(m.group(1).rstrip("."), f"{d.name}/{path.relative_to(d).as_posix()}", n, "data")
+    return out
+
+
+_ID_RE = re.compile(r"^(?:rb7:[a-z0-9-]+(?:\.[IVX]+)?|mk:\d+\.\d+(?:\.[A-Z](?:\.\d+)?)?|\d{1,3}(?:\.\d+){0,4})$")
+
+
+def _looks_like_id(s: str) -> bool:
+    # bare numbers ("3") are too common as literals; a title is only taken with a dot
+    return bool(_ID_RE.match(s)) and ("." in s or ":" in s)
+
+
+def load_corpus(paths: Iterable[str | Path] | None = None):
+    """(cases, error messages) of the corpus; clause ids are not checked against any catalog."""
+    from conformance.loader import load_files
+    paths = [Path(p) for p in (paths or [CORPUS_DIR])]
+    for p in paths:
+        if not p.exists():
+            raise AmendmentInputError(f"{p}: no such file or directory (--corpus)")
+    res = load_files(paths, catalog=False)
+    return list(res.cases), [str(e) for e in res.errors]
+
+
+# --------------------------------------------------------------------------
+# the comparison
+
+def _words(text: str) -> list[str]:
+    from conformance.catalog import normalize
+    t = normalize(text or "")
+    return t.split(" ") if t else []
+
+
+def word_diff(old: str, new: str) -> list[dict]:
+    """Word-level diff of two texts: ``[{op, old, new}]`` (op as difflib's opcodes)."""
+    a, b = _words(old), _words(new)
+    ops = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        ops.append({"op": tag, "old": " ".join(a[i1:i2]), "new": " ".join(b[j1:j2])})
+    return ops
+
+
+def _clip(words: str, keep: int, where: str) -> str:
+    w = words.split(" ")
+    if len(w) <= 2 * keep + 1:
+        return words
+    if where == "start":
+        return "… " + " ".join(w[-keep:])
+    if where == "end":
+        return " ".join(w[:keep]) + " …"
+    return " ".join(w[:keep]) + " … " + " ".join(w[-keep:])
+
+
+def word_diff_text(ops: list[dict], context: int | None = 6) -> str:
+    """``… kept words [-deleted-]{+inserted+} …`` (git's --word-diff markup);
+    long unchanged runs are cut to ``context`` words on each side."""
+    parts = []
+    for i, op in enumerate(ops):
+        if op["op"] == "equal":
+            s = op["old"]
+            if context is not None:
+                where = "start" if i == 0 else "end" if i == len(ops) - 1 else "middle"
+                s = _clip(s, context, where)
+            parts.append(s)
+        else:
+            if op["old"]:
+                parts.append(f"[-{op['old']}-]")
+            if op["new"]:
+                parts.append(f"{{+{op['new']}+}}")
+    return " ".join(p for p in parts if p)
+
+
+def _similarity(a: list[str], b: list[str], floor: float = 0.0) -> float:
+    """Word-sequence ratio of two word lists; 0 when the cheap upper bounds are below ``floor``."""
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    if sm.real_quick_ratio() < floor or sm.quick_ratio() < floor:
+        return 0.0
+    return sm.ratio()
+
+
+def _sig(c) -> tuple | None:
+    """What identifies a clause across ids: its text hash, or for a heading its title."""
+    if (c.text or "").strip():
+        return ("text", c.sha256)
+    if c.title:
+        from conformance.catalog import normalize
+        return ("title", c.part, normalize(c.title))
+    return None
+
+
+def _heading(catalog, c) -> str | None:
+    """The clause's own title, else the nearest titled ancestor's (for display)."""
+    if c.title:
+        return c.title
+    try:
+        for aid in catalog.ancestors(c.id):
+            a = catalog.get(aid)
+            if a is not None and a.title:
+                return a.title
+    except Exception:  # pragma: no cover - duck-typed catalogs
+        pass
+    return None
+
+
+def _side(c) -> dict:
+    return {"sha256": c.sha256, "text": c.text, "source": c.source, "line": c.line}
+
+
+def _about(catalog, c) -> dict:
+    return {"title": c.title, "heading": _heading(catalog, c), "section": c.section,
+            "section_title": c.section_title, "part": c.part}
+
+
+def _finding_key(f) -> tuple:
+    # line numbers shift with every edit: compare findings without their digits
+    return (f.kind, f.clause, f.source, re.sub(r"\d+", "#", f.message))
+
+
+def _finding_json(f) -> dict:
+    return {"kind": f.kind, "clause": f.clause, "source": f.source, "line": f.line,
+            "message": f.message}
+
+
+def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None = None,
+            untestable: list[dict] | None = None, conflicts: list[dict] | None = None) -> dict:
+    """The amendment report (schema ``hkk-amendment/1``) for two catalogs.
+
+    ``cases``: corpus cases (``id``, ``clause``, ``also``, ``title``, ``file``,
+    ``line``); ``code``: :func:`code_references`; ``untestable``:
+    :func:`load_untestable_entries`; ``conflicts``: the register's entries.
+    Absent registries count as empty.
+    """
+    cases = list(cases)
+    code = code or {}
+    untestable = untestable or []
+    conflicts = conflicts or []
+
+    by_clause: dict[str, list[dict]] = {}
+    for case in cases:
+        cited = [str(case.clause)] + [str(a) for a in (case.also or [])]
+        for cid in dict.fromkeys(cited):
+            by_clause.setdefault(cid, []).append({
+                "id": str(case.id), "role": "clause" if cid == str(case.clause) else "also",
+                "file": _rel(getattr(case, "file", "")), "line": getattr(case, "line", 0),
+                "title": getattr(case, "title", "")})
+    unt_by: dict[str, list[dict]] = {}
+    for e in untestable:
+        unt_by.setdefault(e["clause"], []).append({"file": e.get("file"), "reason": e.get("reason")})
+    conf_by: dict[str, list[dict]] = {}
+    for e in conflicts:
+        for cid, where in _conflict_clauses(e).items():
+            conf_by.setdefault(cid, []).append({"id": e.get("id"),
+                                                "summary": " ".join(str(e.get("summary") or "").split()),
+                                                "where": where})
+
+    def impact(cid: str) -> dict:
+        return {"cases": by_clause.get(cid, []), "code": code.get(cid, []),
+                "untestable": unt_by.get(cid, []), "conflicts": conf_by.get(cid, [])}
+
+    def cited(imp: dict) -> bool:
+        return any(imp[k] for k in ("cases", "code", "untestable", "conflicts"))
+
+    # --- classify ---------------------------------------------------------
+    # same id, same text: stable (a heading whose title changed stays stable: a title change)
+    stable = {c.id for c in base if (n := new.get(c.id)) is not None and n.sha256 == c.sha256}
+    candidates_new: dict[tuple, list] = {}
+    for n in new:
+        if n.id in stable:
+            continue
+        s = _sig(n)
+        if s is not None:
+            candidates_new.setdefault(s, []).append(n)
+
+    moved: list[tuple[Any, Any, str, float]] = []
+    used_new: set[str] = set()
+    unstable_base = [c for c in base if c.id not in stable]
+    for c in unstable_base:
+        s = _sig(c)
+        if s is None:
+            continue
+        for n in candidates_new.get(s, []):
+            if n.id != c.id and n.id not in used_new:
+                moved.append((c, n, "exact", 1.0))
+                used_new.add(n.id)
+                break
+    moved_from = {c.id for c, *_ in moved}
+
+    removed_ids = [c.id for c in unstable_base if c.id not in moved_from and c.id not in new]
+    added_pool = [n for n in new if n.id not in stable and n.id not in used_new
+                  and (n.id not in base or n.id in moved_from)]
+    # renumbered and reworded: nearest words among what is left, same part
+    left_removed = [base.get(i) for i in removed_ids if (base.get(i).text or "").strip()]
+    pairs = []
+    pool_words = [(n, _words(n.text)) for n in added_pool if (n.text or "").strip()]
+    for c in left_removed:
+        cw = _words(c.text)
+        for n, nw in pool_words:
+            if n.part == c.part:
+                r = _similarity(cw, nw, SIMILARITY)
+                if r >= SIMILARITY:
+                    pairs.append((r, c, n))
+    pairs.sort(key=lambda t: -t[0])
+    taken_old: set[str] = set()
+    for r, c, n in pairs:
+        if c.id in taken_old or n.id in used_new:
+            continue
+        moved.append((c, n, "similar", round(r, 3)))
+        taken_old.add(c.id)
+        used_new.add(n.id)
+    moved_from |= taken_old
+    base_order = {c.id: i for i, c in enumerate(base)}
+    moved.sort(key=lambda t: base_order.get(t[0].id, 0))
+
+    changed_rows, moved_rows, removed_rows, added_rows, title_rows = [], [], [], [], []
+    for c in base:
+        if c.id in stable or c.id in moved_from:
+            continue
+        n = new.get(c.id)
+        if n is None or c.id in used_new:
+            # gone; or its id now holds another clause's text, moved there
+            imp = impact(c.id)
+            row = {"id": c.id, **_about(base, c), "old": _side(c),
+                   "impact": imp, "needs_review": cited(imp)}
+            if n is not None:
+                row["id_taken_by"] = next(o.id for o, m, *_ in moved if m.id == c.id)
+            removed_rows.append(row)
+            continue
+        ops = word_diff(c.text, n.text)
+        imp = impact(c.id)
+        changed_rows.append({"id": c.id, **_about(new, n), "old": _side(c), "new": _side(n),
+                             "diff": ops, "word_diff": word_diff_text(ops),
+                             "impact": imp, "needs_review": cited(imp)})
+    for c, n, how, ratio in moved:
+        imp = impact(c.id)
+        row = {"from": c.id, "to": n.id, **_about(new, n), "match": how, "similarity": ratio,
+               "old": _side(c), "new": _side(n), "impact": imp, "needs_review": cited(imp)}
+        if how != "exact":
+            ops = word_diff(c.text, n.text)
+            row["diff"], row["word_diff"] = ops, word_diff_text(ops)
+        moved_rows.append(row)
+    for n in new:
+        if n.id in stable or n.id in used_new:
+            continue
+        if n.id in base and n.id not in moved_from:
+            continue  # changed, handled above
+        cov_cases = by_clause.get(n.id, [])
+        cov_unt = unt_by.get(n.id, [])
+        cov_code = code.get(n.id, [])
+        has_text = bool((n.text or "").strip())
+        added_rows.append({"id": n.id, **_about(new, n), "new": _side(n),
+                           "reuses_id": n.id in base,
+                           "covered_by": {"cases": cov_cases, "code": cov_code,
+                                          "untestable": cov_unt},
+                           "uncovered": has_text and not cov_cases and not cov_unt})
+    for c in base:
+        n = new.get(c.id)
+        if n is not None and c.id in stable and (c.title or None) != (n.title or None):
+            title_rows.append({"id": c.id, "old_title": c.title, "new_title": n.title,
+                               "section": n.section, "section_title": n.section_title,
+                               "cases": len(by_clause.get(c.id, []))})
+    for c, n, _how, _r in moved:
+        if (c.title or None) != (n.title or None) and (c.text or "").strip():
+            title_rows.append({"id": n.id, "old_title": c.title, "new_title": n.title,
+                               "section": n.section, "section_title": n.section_title,
+                               "cases": len(by_clause.get(c.id, []))})
+
+    # --- findings ---------------------------------------------------------
+    old_keys: dict[tuple, int] = {}
+    for f in base.findings:
+        old_keys[_finding_key(f)] = old_keys.get(_finding_key(f), 0) + 1
+    new_keys: dict[tuple, int] = {}
+    for f in new.findings:
+        new_keys[_finding_key(f)] = new_keys.get(_finding_key(f), 0) + 1
+    seen: dict[tuple, int] = {}
+    new_findings = []
+    for f in new.findings:
+        k = _finding_key(f)
+        seen[k] = seen.get(k, 0) + 1
+        if seen[k] > old_keys.get(k, 0):
+            new_findings.append(_finding_json(f))
+    seen = {}
+    resolved = []
+    for f in base.findings:
+        k = _finding_key(f)
+        seen[k] = seen.get(k, 0) + 1
+        if seen[k] > new_keys.get(k, 0):
+            resolved.append(_finding_json(f))
+
+    # --- what to review, aggregated -----------------------------------------
+    review_cases: dict[str, dict] = {}
+    review_code: dict[tuple, dict] = {}
+    review_unt: list[dict] = []
+    review_conf: dict[str, dict] = {}
+    for row in changed_rows + removed_rows + moved_rows:
+        cid = row.get("id") or row.get("from")
+        imp = row["impact"]
+        for k in imp["cases"]:
+            r = review_cases.setdefault(k["id"], {"id": k["id"], "file": k["file"],
+                                                  "line": k["line"], "title": k["title"],
+                                                  "clauses": []})
+            if cid not in r["clauses"]:
+                r["clauses"].append(cid)
+        for k in imp["code"]:
+            r = review_code.setdefault((k["file"], k["line"], k["how"]),
+                                       {**k, "clauses": []})
+            if cid not in r["clauses"]:
+                r["clauses"].append(cid)
+        for k in imp["untestable"]:
+            review_unt.append({"file": k["file"], "clause": cid, "reason": k["reason"]})
+        for k in imp["conflicts"]:
+            r = review_conf.setdefault(k["id"], {"id": k["id"], "clauses": []})
+            if cid not in r["clauses"]:
+                r["clauses"].append(cid)
+    needs_review = bool(review_cases or review_code or review_unt or review_conf)
+    summary = {
+        "changed": len(changed_rows), "moved": len(moved_rows), "removed": len(removed_rows),
+        "added": len(added_rows), "title_changed": len(title_rows),
+        "uncovered_added": sum(1 for a in added_rows if a["uncovered"]),
+        "new_findings": len(new_findings), "resolved_findings": len(resolved),
+        "cases_to_review": len(review_cases), "code_to_review": len(review_code),
+        "untestable_to_review": len(review_unt), "conflicts_to_review": len(review_conf),
+        "needs_review": needs_review,
+    }
+    return {
+        "schema": SCHEMA,
+        "generated": _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "base": {"clauses": len(base)}, "new": {"clauses": len(new)},
+        "summary": summary,
+        "changed": changed_rows, "moved": moved_rows, "removed": removed_rows,
+        "added": added_rows, "title_changed": title_rows,
+        "findings": {"new": new_findings, "resolved": resolved},
+        "review": {"cases": sorted(review_cases.values(), key=lambda r: (r["file"], r["line"])),
+                   "code": sorted(review_code.values(), key=lambda r: (r["file"], r["line"])),
+                   "untestable": review_unt,
+                   "conflicts": list(review_conf.values())},
+        "exit": EXIT_REVIEW if needs_review else EXIT_OK,
+    }
+
+
+def analyse(new_dir: str | Path, base_dir: str | Path | None = None,
+            corpus: Iterable[str | Path] | None = None,
+            untestable_dir: str | Path | None = None,
+            conflicts_path: str | Path | None = None,
+            model_dir: str | Path | None = None) -> dict:
+    """Load everything from the project (or the given places) and :func:`compare`."""
+    base, new, base_info, new_info = load_catalogs(new_dir, base_dir)
+    cases, errors = load_corpus(corpus)
+    data = compare(base, new, cases, code_references(model_dir),
+                   load_untestable_entries(untestable_dir), load_conflict_entries(conflicts_path))
+    data["base"] = {**base_info, **data["base"]}
+    data["new"] = {**new_info, **data["new"]}
+    data["corpus"] = {"cases": len(cases), "errors": errors}
+    return data
+
+
+# --------------------------------------------------------------------------
+# output
+
+def _rel(path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def _label(row: dict) -> str:
+    """``Semmi`` / ``↳ Semmi`` (an ancestor's title) / the section title."""
+    if row.get("title"):
+        return row["title"]
+    if row.get("heading"):
+        return "↳ " + row["heading"]
+    return row.get("section_title") or ""
+
+
+def _section(row: dict) -> str:
+    from reports.coverage import section_label
+    return section_label(row.get("section", ""), row.get("section_title"))
+
+
+def _refs(imp: dict) -> str:
+    bits = []
+    if imp["cases"]:
+        bits.append(f"{len(imp['cases'])} case{'s' if len(imp['cases']) != 1 else ''}")
+    files = sorted({c["file"] for c in imp["code"]})
+    if files:
+        bits.append(", ".join(files))
+    if imp["untestable"]:
+        bits.append("untestable")
+    if imp["conflicts"]:
+        bits.append("conflicts: " + ", ".join(str(c["id"]) for c in imp["conflicts"]))
+    return "; ".join(bits) or "—"
+
+
+def _diff_text(ops: list[dict], context: int = 6, styled: bool = True):
+    """The word diff as rich Text: struck red / bold green, or without colours
+    the ``[-deleted-]{+inserted+}`` markup."""
+    from rich.text import Text
+    if not styled:
+        return Text(word_diff_text(ops, context))
+    t = Text()
+    for i, op in enumerate(ops):
+        if t:
+            t.append(" ")
+        if op["op"] == "equal":
+            where = "start" if i == 0 else "end" if i == len(ops) - 1 else "middle"
+            t.append(_clip(op["old"], context, where), style="dim")
+            continue
+        if op["old"]:
+            t.append(op["old"], style="red strike")
+        if op["old"] and op["new"]:
+            t.append(" ")
+        if op["new"]:
+            t.append(op["new"], style="bold green")
+    return t
+
+
+def render(d: dict, console=None) -> None:
+    """The rich summary (Hungarian clause titles)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or Console(highlight=False)
+    styled = console.color_system is not None
+    s = d["summary"]
+    console.print(Text(f"Kódex amendment: {d['base'].get('dir', 'base')} → {d['new'].get('dir', 'new')}",
+                       style="bold"))
+    for f in d["new"].get("files", []):
+        if f.get("status") != "unchanged":
+            console.print(Text(f"  {f['name']}: {f['status']}", style="dim"))
+    counts = Text()
+    for key, label, style in (("changed", "changed", "yellow"), ("moved", "moved", "cyan"),
+                              ("removed", "removed", "red"), ("added", "added", "green"),
+                              ("title_changed", "title changes", "")):
+        if counts:
+            counts.append(", ")
+        counts.append(f"{s[key]} {label}", style=style if s[key] else "dim")
+    console.print(counts)
+
+    if d["changed"]:
+        t = Table(title="Changed text (same id)", show_lines=False)
+        for col in ("id", "cím", "szakasz", "cited by"):
+            t.add_column(col, overflow="fold")
+        for r in d["changed"]:
+            t.add_row(escape(r["id"]), escape(_label(r)), escape(_section(r)), escape(_refs(r["impact"])),
+                      style="bold" if r["needs_review"] else None)
+        console.print(t)
+        for r in d["changed"]:
+            head = Text(f"{r['id']}", style="bold")
+            if _label(r):
+                head.append(f"  {_label(r)}")
+            console.print(head)
+            line = Text("  ")
+            line.append_text(_diff_text(r["diff"], styled=styled))
+            console.print(line)
+    if d["moved"]:
+        t = Table(title="Renumbered (moved)")
+        for col in ("from", "to", "cím", "match", "cited by"):
+            t.add_column(col, overflow="fold")
+        for r in d["moved"]:
+            m = r["match"] if r["match"] == "exact" else f"similar {r['similarity']:.2f}"
+            t.add_row(escape(r["from"]), escape(r["to"]), escape(_label(r)), m,
+                      escape(_refs(r["impact"])))
+        console.print(t)
+        for r in d["moved"]:
+            if r.get("diff"):
+                line = Text(f"  {r['from']} → {r['to']}: ")
+                line.append_text(_diff_text(r["diff"], styled=styled))
+                console.print(line)
+    if d["removed"]:
+        t = Table(title="Removed")
+        for col in ("id", "cím", "szakasz", "cited by"):
+            t.add_column(col, overflow="fold")
+        for r in d["removed"]:
+            t.add_row(escape(r["id"]), escape(_label(r)), escape(_section(r)), escape(_refs(r["impact"])))
+        console.print(t)
+    if d["added"]:
+        t = Table(title="Added")
+        for col in ("id", "cím", "szakasz", "covered"):
+            t.add_column(col, overflow="fold")
+        for r in d["added"]:
+            cb = r["covered_by"]
+            if r["uncovered"]:
+                cov = "[yellow]nothing covers it yet[/]"
+            elif not (r["new"]["text"] or "").strip():
+                cov = "heading"
+            else:
+                cov = escape(f"{len(cb['cases'])} cases" if cb["cases"] else "untestable")
+            if r["reuses_id"]:
+                cov += escape(" (reuses a moved clause's id)")
+            t.add_row(escape(r["id"]), escape(_label(r)), escape(_section(r)), cov)
+        console.print(t)
+    if d["title_changed"]:
+        t = Table(title="Title changes")
+        for col in ("id", "old", "new", "cases"):
+            t.add_column(col, overflow="fold")
+        for r in d["title_changed"]:
+            t.add_row(escape(r["id"]), escape(r["old_title"] or "—"), escape(r["new_title"] or "—"),
+                      str(r["cases"]))
+        console.print(t)
+    fn = d["findings"]
+    if fn["new"]:
+        console.print(Text(f"{len(fn['new'])} new parse finding(s) in the amended text:", style="yellow"))
+        for f in fn["new"]:
+            console.print(Text(f"  {f['kind']:20} {f['clause'] or '':12} {f['source']}:{f['line']}  "
+                               f"{f['message']}"), soft_wrap=True)
+    if fn["resolved"]:
+        console.print(Text(f"{len(fn['resolved'])} finding(s) of the base text are gone", style="dim"))
+
+    rv = d["review"]
+    if rv["cases"]:
+        t = Table(title=f"{len(rv['cases'])} cases to review")
+        for col in ("case", "cites", "at"):
+            t.add_column(col, overflow="fold")
+        for r in rv["cases"]:
+            t.add_row(escape(r["id"]), escape(", ".join(r["clauses"])), escape(f"{r['file']}:{r['line']}"))
+        console.print(t)
+    if rv["code"]:
+        console.print(Text("engine code naming them:", style="bold"))
+        for r in rv["code"]:
+            console.print(Text(f"  {r['file']}:{r['line']} ({r['how']})  {', '.join(r['clauses'])}"))
+    for r in rv["untestable"]:
+        console.print(Text(f"untestable entry {r['clause']} in {r['file']}: {r['reason']}"),
+                      soft_wrap=True)
+    for r in rv["conflicts"]:
+        console.print(Text(f"conflicts register entry {r['id']}: {', '.join(r['clauses'])}"))
+    if d.get("corpus", {}).get("errors"):
+        console.print(Text(f"({len(d['corpus']['errors'])} input errors in the corpus; "
+                           "see `kodex check`)", style="red"))
+    if s["needs_review"]:
+        console.print(Text(
+            f"review needed: {s['cases_to_review']} cases, {s['code_to_review']} code sites, "
+            f"{s['untestable_to_review']} untestable entries, {s['conflicts_to_review']} conflicts",
+            style="bold red"))
+    else:
+        console.print(Text("nothing cited changed", style="bold green"))
+
+
+def _md(s: Any) -> str:
+    return " ".join(str(s if s is not None else "").split()).replace("|", "\\|")
+
+
+def _md_diff(ops: list[dict]) -> str:
+    parts = []
+    for i, op in enumerate(ops):
+        if op["op"] == "equal":
+            where = "start" if i == 0 else "end" if i == len(ops) - 1 else "middle"
+            parts.append(_md(_clip(op["old"], 6, where)))
+        else:
+            if op["old"]:
+                parts.append(f"~~{_md(op['old'])}~~")
+            if op["new"]:
+                parts.append(f"**{_md(op['new'])}**")
+    return " ".join(parts)
+
+
+def _md_impact(imp: dict) -> list[str]:
+    lines = []
+    for c in imp["cases"]:
+        lines.append(f"  - case `{c['id']}` ({c['role']}) — {c['file']}:{c['line']}")
+    for c in imp["code"]:
+        lines.append(f"  - code {c['file']}:{c['line']} ({c['how']})")
+    for u in imp["untestable"]:
+        lines.append(f"  - untestable entry in {u['file']}: {_md(u['reason'])}")
+    for c in imp["conflicts"]:
+        lines.append(f"  - conflicts register `{c['id']}` ({c['where']})")
+    return lines
+
+
+def to_markdown(d: dict) -> str:
+    s = d["summary"]
+    out = ["# Kódex amendment", "",
+           f"Base `{d['base'].get('dir', '')}` → amended `{d['new'].get('dir', '')}`; "
+           f"generated {d['generated']}.", ""]
+    files = [f for f in d["new"].get("files", []) if f.get("status") != "unchanged"]
+    if files:
+        out += [", ".join(f"`{f['name']}` {f['status']}" for f in files), ""]
+    out += ["| changed | moved | removed | added | title changes | new findings | cases to review |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {s['changed']} | {s['moved']} | {s['removed']} | {s['added']} | {s['title_changed']} "
+            f"| {s['new_findings']} | {s['cases_to_review']} |", ""]
+    out.append("**Review needed.**" if s["needs_review"] else "**Nothing cited changed.**")
+    out.append("")
+    if d["changed"]:
+        out += ["## Changed text", ""]
+        for r in d["changed"]:
+            out.append(f"### {r['id']} — {_md(_label(r))} ({_md(_section(r))})")
+            out += ["", _md_diff(r["diff"]), ""]
+            out += _md_impact(r["impact"]) or ["  - nothing cites it"]
+            out.append("")
+    if d["moved"]:
+        out += ["## Renumbered", "", "| from | to | cím | match | cited by |", "|---|---|---|---|---|"]
+        for r in d["moved"]:
+            m = r["match"] if r["match"] == "exact" else f"similar {r['similarity']:.2f}"
+            out.append(f"| {r['from']} | {r['to']} | {_md(_label(r))} | {m} | {_md(_refs(r['impact']))} |")
+        out.append("")
+        for r in d["moved"]:
+            lines = _md_impact(r["impact"])
+            if lines or r.get("diff"):
+                out.append(f"- **{r['from']} → {r['to']}**"
+                           + (f": {_md_diff(r['diff'])}" if r.get("diff") else ""))
+                out += lines
+        out.append("")
+    if d["removed"]:
+        out += ["## Removed", ""]
+        for r in d["removed"]:
+            out.append(f"- **{r['id']}** — {_md(_label(r))} ({_md(_section(r))})")
+            out += _md_impact(r["impact"])
+        out.append("")
+    if d["added"]:
+        out += ["## Added", "", "| id | cím | szakasz | covered |", "|---|---|---|---|"]
+        for r in d["added"]:
+            cb = r["covered_by"]
+            cov = ("**nothing covers it yet**" if r["uncovered"] else
+                   "heading" if not (r["new"]["text"] or "").strip() else
+                   f"{len(cb['cases'])} cases" if cb["cases"] else "untestable")
+            if r["reuses_id"]:
+                cov += " (reuses a moved clause's id)"
+            out.append(f"| {r['id']} | {_md(_label(r))} | {_md(_section(r))} | {cov} |")
+        out.append("")
+    if d["title_changed"]:
+        out += ["## Title changes", "", "| id | old | new | cases |", "|---|---|---|---:|"]
+        for r in d["title_changed"]:
+            out.append(f"| {r['id']} | {_md(r['old_title'] or '—')} | {_md(r['new_title'] or '—')} "
+                       f"| {r['cases']} |")
+        out.append("")
+    if d["findings"]["new"] or d["findings"]["resolved"]:
+        out += ["## Parse findings", ""]
+        for f in d["findings"]["new"]:
+            out.append(f"- new: `{f['kind']}` {f['clause']} — {_md(f['message'])} ({f['source']}:{f['line']})")
+        for f in d["findings"]["resolved"]:
+            out.append(f"- gone: `{f['kind']}` {f['clause']} — {_md(f['message'])}")
+        out.append("")
+    rv = d["review"]
+    if rv["cases"]:
+        out += ["## Cases to review", "", "| case | cites | file |", "|---|---|---|"]
+        for r in rv["cases"]:
+            out.append(f"| `{r['id']}` | {', '.join(r['clauses'])} | {r['file']}:{r['line']} |")
+        out.append("")
+    if rv["code"]:
+        out += ["## Code to review", ""]
+        for r in rv["code"]:
+            out.append(f"- {r['file']}:{r['line']} ({r['how']}): {', '.join(r['clauses'])}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_reports(d: dict, out_dir: str | Path | None = None) -> tuple[Path, Path]:
+    """Write ``amendment.md`` and ``amendment.json`` (default directory: ``reports/``)."""
+    out = Path(out_dir) if out_dir is not None else ROOT / "reports"
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "amendment.md", out / "amendment.json"
+    md.write_text(to_markdown(d), encoding="utf-8")
+    js.write_text(json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    return md, js
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kodex amend",
+                                description="what an amended Kódex changes and which cases, "
+                                            "code and registers must be reviewed")
+    p.add_argument("new_dir", metavar="NEW_DIR",
+                   help="directory with the amended documents (file names as conformance/kodex/)")
+    p.add_argument("--base", metavar="DIR", help="the documents before the amendment "
+                                                 "(default: conformance/kodex)")
+    p.add_argument("--json", metavar="FILE", help="also write the JSON to FILE ('-': stdout, "
+                                                  "instead of the summary)")
+    p.add_argument("--out", metavar="DIR", help="where amendment.md and amendment.json go "
+                                                "(default: reports)")
+    p.add_argument("--corpus", metavar="PATH", action="append",
+                   help="case files or directories (default: conformance/corpus); repeatable")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
+    try:
+        d = analyse(args.new_dir, args.base, args.corpus)
+    except AmendmentInputError as exc:
+        print(f"kodex amend: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    md, js = write_reports(d, args.out)
+    if args.json == "-":
+        sys.stdout.write(json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n")
+    else:
+        from rich.console import Console
+        from rich.text import Text
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=max(console.width, 120))
+        render(d, console)
+        if args.json:
+            Path(args.json).write_text(json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n",
+                                       encoding="utf-8")
+        console.print(Text(f"written: {md}, {js}" + (f", {args.json}" if args.json else ""),
+                           style="dim"))
+    return int(d["exit"])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
