@@ -10,6 +10,7 @@ the test too, so the list cannot rot silently.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -22,6 +23,19 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = yaml.safe_load((ROOT / "tests" / "mutants.yaml").read_text(encoding="utf-8"))["mutants"]
+
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=1)
+def _corpus() -> dict[str, dict]:
+    corpus = {}
+    for f in sorted((ROOT / "conformance" / "corpus").rglob("*.yaml")):
+        doc = yaml.load(f.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        for case in doc.get("cases") or []:
+            corpus[case["id"]] = case
+    return corpus
 
 
 def _cites(case: dict, clause: str) -> bool:
@@ -51,11 +65,7 @@ def test_mutant_is_caught(mutant: dict, tmp_path: Path) -> None:
     assert out.exists(), f"the run did not finish:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     results = json.loads(out.read_text(encoding="utf-8"))
     broken = {c["case_id"]: c for c in results["cases"] if c["outcome"] in ("fail", "error")}
-    corpus = {}
-    for f in sorted((ROOT / "conformance" / "corpus").rglob("*.yaml")):
-        doc = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
-        for case in doc.get("cases") or []:
-            corpus[case["id"]] = case
+    corpus = _corpus()
     for clause in mutant["clauses"]:
         citing = [cid for cid, case in corpus.items() if _cites(case, clause)]
         assert citing, f"no case cites {clause}"
