@@ -28,13 +28,26 @@ Clauses:
   from the guard post; those that passivate only from an active card, never
   in the guard post, 5.4.5), rb7:passzivizalas (a passive item, enchantment,
   skill or building has no effect), rb7:celpont.
+- abilities with delay / temporary counters: 127.0.3 (activated ones too), 127.1.3 (a delayed
+  activated ability only once no delay counter is left), 127.2.2 (a temporary one only while a
+  temporary counter is left).
+- 136.9 shadow `{keyword: shadow, cost}`: back to the owner's hand, no muscle / penalty /
+  compensation, a life counter stops it.
+- 128.1 (an ability granted by a card sitting on this one is used like its own), 132.10
+  (immunity to combat abilities: direct damage at it has no effect; 132.2 it may be targeted),
+  132.11 (an untargetable card is refused as a target), 137.4 / rb7:kozos-kepesseg (a common
+  ability, `common: true`: any player may use it, paying its cost).
+- the answer to an anti-magic / anti-neutralization decision (134.10–134.11, 134.15) is the
+  internal verb `_anti_discard` of model/keywords.py, dispatched by `choose`.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from . import combat, stats
+from . import combat, keywords, stats
 from .damage import deal_damage, heal, settle
+from .effects import apply_effect
+from .zones import Cause, move_card
 from .errors import InputProblem
 from .game import Game
 from .play import begin_action, check_timing, pay_cost, resolve_effects
@@ -68,12 +81,23 @@ def _find(g: Game, card: Card, which: Any) -> tuple[int, dict[str, Any]]:
     elif isinstance(which, str):
         idx = next((i for i, ab in enumerate(abilities) if ab.get("keyword") == which), -1)
         if idx < 0:
+            gifts = [ab for ab, _ in keywords.granted(g.state, card)]
+            got = keywords.entries(g, card, which)                   # 128.1: a granted ability
+            if got and got[0] in gifts:
+                return 1000 + gifts.index(got[0]), got[0]
+            if any(ab.get("keyword") == which for ab in gifts) and stats.frozen(card):
+                g.refuse("119.2", f"{card.id} was frozen after it got its {which}: the ability does not work")
             g.refuse(_MISSING_CLAUSE.get(which, "136.0"), f"{card.id} has no {which} ability")
     else:
         raise InputProblem(f"ability: expected an index or a keyword, got {which!r}")
     ab = abilities[idx]
-    if card.counter("freeze") > 0:
+    if stats.frozen(card):
         g.refuse("119.1", f"{card.id} is frozen: its abilities do not work")
+    if ab.get("delay") and (card.counter("delay") > 0 or stats.marks(card).get("bare")):
+        g.refuse("127.1.3", f"{card.id}'s {ab.get('keyword')} is delayed: usable once no delay counter "
+                            "is left on it", also=("127.0.4",) if stats.marks(card).get("bare") else ())
+    if ab.get("temporary") and card.counter("temporary") <= 0:
+        g.refuse("127.2.2", f"{card.id}'s {ab.get('keyword')} is temporary: no temporary counter is left")
     return idx, ab
 
 
@@ -89,10 +113,13 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
     for t in targets:
         if t not in PLAYERS:
             g.card(t)
+    keywords.check_targets(g, targets)                                   # 132.11
     if kw in COMBAT_KEYWORDS:
         _direct_damage(g, player, card, idx, ab, a, targets)
     elif kw == "regeneration":
         _regenerate(g, player, card, idx, ab, a)
+    elif kw == "shadow":
+        _shadow(g, player, card, ab, a)
     else:
         _generic(g, player, card, idx, ab, a, targets)
     st.turn_info.setdefault("abilities_used", {}).setdefault(card.id, []).append(idx)
@@ -148,6 +175,10 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     g.emit("combat_ability", card=cid, target=target, amount=n, element=ab.get("element"))
     st.turn_info["in_strike"] = True                                     # 134.4.7
     try:
+        if target not in PLAYERS and any(x.get("to") == "combat_abilities"
+                                         for x in keywords.entries(g, st.cards[target], "immunity")):
+            g.emit("damage_prevented", target=target, amount=n, element=ab.get("element"), clause="132.10")
+            n = 0                                                        # 132.10, 132.2
         deal_damage(g, target, n, ab.get("element"), source=cid, combat=True)
         settle(g)                                                        # V: deaths at once
     finally:
@@ -185,6 +216,25 @@ def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], 
 
 
 # ---------------------------------------------------------------------------
+# shadow (136.9)
+# ---------------------------------------------------------------------------
+
+def _shadow(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, Any]) -> None:
+    """136.9: the controller pays the cost as an instant action (also life-saving) and the creature
+    goes back to its owner's hand; not leaving play for muscle, penalty or compensation; a life
+    counter comes into play and stops the return."""
+    st = g.state
+    cid = card.id
+    if not card.is_creature or st.controller(cid) != player:
+        g.refuse("136.9", f"{cid} is not {player}'s creature in play: its controller uses its shadow")
+    check_timing(g, player, "instant")
+    begin_action(g, player, life_saving=True)
+    pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))
+    g.emit("ability_activated", card=cid, ability="shadow", player=player)
+    move_card(g, cid, "hand", Cause("shadow"))
+
+
+# ---------------------------------------------------------------------------
 # other activated abilities (136)
 # ---------------------------------------------------------------------------
 
@@ -195,9 +245,11 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     kw = ab.get("keyword")
     if "effects" not in ab:
         g.refuse("136.0", f"{cid}'s {kw} is not an ability that is activated")
-    if st.controller(cid) != player:
+    if st.controller(cid) is None:
+        g.refuse("rb7:aktivalast-kivano-kepessegek", f"{cid} is not in play: abilities of cards in play are used")
+    if st.controller(cid) != player and not ab.get("common"):                 # 137.4: a common ability
         g.refuse("rb7:aktivalast-kivano-kepessegek", f"{cid} is not {player}'s card in play: its controller "
-                                                     "activates its abilities")
+                                                     "activates its abilities", also=("137.4",))
     if not card.is_creature and not card.active:
         g.refuse("rb7:passzivizalas", f"{cid} is passive: a passive {card.kind} has no effect")
     timing = ab.get("timing", "instant")
@@ -232,6 +284,10 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     resolve_effects(g, card, player, targets, ab.get("effects") or [])
 
 
-ACTIONS: dict = {"activate": activate}
+ACTIONS: dict = {
+    "activate": activate,
+    # internal verbs: the answers to keyword decisions (`choose` dispatches them; never in a case)
+    "_anti_discard": lambda g, a, by: keywords.anti_discard(g, a, by, apply_effect),
+}
 
 __all__ = ["ACTIONS", "activate"]

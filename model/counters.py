@@ -1,20 +1,29 @@
 """Counters (nem önálló jelzők) on permanents, and what they do in the preparation phase.
 
-Clauses: 117.0 (counters only on permanents they make sense for), 117.1
-(counters of different names do not substitute), 118.1–118.3 (sleep: the
-creature goes passive to its controller's reserve; it does not activate; one
-comes off each preparation phase), 119.1, 119.3 (freeze: abilities lost; one
-comes off), 121.1 (poison: one more each preparation phase; at least as many
-as the current Ép → graveyard), 122.1 (fading: one more each preparation
-phase; at least the base cost → graveyard), 123.2 (no aging counter on a
-building), 125.1 (level counters only on adventurers), 127.0.1 (delay and
-temporary counters: one comes off each preparation phase), 127.0.2 (not while
-the permanent's abilities do not work), 127.0.6 (once down to zero no more may
-be put on), 132.3 (poison immunity: no poison counter, those on it fall off).
+Clauses: 117.0 (counters only on permanents they make sense for: sleep, poison, muscle, aging,
+life on creatures; 123.2 no aging counter on a building; 125.1 level counters only on
+adventurers; a card with `no_counters` gets none), 117.1 (counters of different names never
+stand for each other: each is kept and removed by its own name), 117.2 (a counter not listed in
+the Kódex does only what the card that made it says: by itself nothing), 117.3–117.4 (strength /
+weakness, project reading: ±1/±1 each, model/stats.py), 118.1–118.3 (sleep: at once passive into
+its controller's reserve, an automatic ability; no activation while it has one; one comes off in
+each of its controller's preparation phases), 119.1, 119.3 (freeze: abilities lost; one comes
+off), 119.2 (the time a freeze counter is put on, for the later-one-wins rule: model/keywords.py),
+121.1 (poison: one more in each preparation phase of its controller; at least as many as the
+current Ép → graveyard), 122.1 (fading: one more each preparation phase; at least the base
+summoning cost → graveyard; the cost as one number by rb7:lapaldozas), 124.1 (muscle +1/+1),
+125.2 (level +1/+1 on adventurers), 127.0.1 (delay and temporary counters: one comes off in each
+preparation phase; they have no ability of their own), 127.0.2 (not while the permanent's
+abilities do not work: a frozen card, a passive non-creature, rb7:idoleges-hatas), 127.0.5
+(sources may remove them), 127.0.6 (sources may add them; once down to zero no more may be put
+on while the card stays in play), 132.3 (poison immunity: no poison counter, those on it fall
+off), 132.13 (a counter with no effect on the card may lie on it), 134.4.6 and the conflict
+life-counters-modifiable (rb7:elet: no other source changes life counters, ruleset
+kodex-rb7-life).
 """
 from __future__ import annotations
 
-from . import stats
+from . import keywords, stats
 from .game import Game
 from .state import Card
 from .zones import Cause, move_card
@@ -25,18 +34,19 @@ TIMED = ("delay", "temporary")
 
 def _may_carry(g: Game, card: Card, counter: str) -> str | None:
     """The clause that keeps this counter off this card, or None."""
-    if counter == "poison" and (stats.has_ability(card, "poison_immunity")
-                                or stats.immune_to(card, "poison")):
+    if counter == "poison" and keywords.poison_immune(g, card):
         return "132.3"
     if counter == "aging" and card.kind == "building":
         return "123.2"
     if counter == "level" and not card.has_subtype(ADVENTURER):
         return "125.1"
-    if counter in TIMED and counter in g.state.turn_info.get("expired", {}).get(card.id, ()):
+    if counter in TIMED and counter in stats.marks(card).get("expired", ()):
         return "127.0.6"
     if counter == "life" and g.rules.reading("life-counters-modifiable") == "rulebook":
         return "rb7:elet"
     if counter in ("sleep", "poison", "muscle", "aging", "life") and not card.is_creature:
+        return "117.0"
+    if stats.has_ability(card, "no_counters"):
         return "117.0"
     return None
 
@@ -53,10 +63,13 @@ def put_counter(g: Game, card_id: str, counter: str, count: int = 1) -> None:
         return
     if not count:
         return
+    if counter == "freeze" and not card.counter("freeze"):
+        stats.marks(card)["freeze_since"] = g.state.tick()            # 119.2
     card.counters[counter] = card.counter(counter) + count
     g.emit("counter_added", card=card_id, counter=counter, count=count)
-    if counter == "sleep":
+    if counter == "sleep" and stats.counter_works(card, "sleep"):
         _fall_asleep(g, card)
+    keywords.refresh(g, card, _drop(g))
 
 
 def remove_counter(g: Game, card_id: str, counter: str, count: int = 1) -> None:
@@ -75,8 +88,14 @@ def remove_counter(g: Game, card_id: str, counter: str, count: int = 1) -> None:
     if not card.counters[counter]:
         del card.counters[counter]
         if counter in TIMED:
-            g.state.turn_info.setdefault("expired", {}).setdefault(card_id, []).append(counter)
+            stats.marks(card).setdefault("expired", []).append(counter)   # 127.0.6
     g.emit("counter_removed", card=card_id, counter=counter, count=n)
+    keywords.refresh(g, card, _drop(g))
+
+
+def _drop(g: Game):
+    """An enchantment falling off a card that gained an immunity to it (132.5.1, 132.6)."""
+    return lambda att: move_card(g, att, "graveyard", Cause("effect"))
 
 
 def _fall_asleep(g: Game, card: Card) -> None:
@@ -96,8 +115,9 @@ def preparation_counters(g: Game, player: str) -> None:
     for card in list(st.permanents(player)):
         if not st.on_table(card.id):
             continue
-        frozen = card.counter("freeze") > 0
-        if card.counter("poison") and card.is_creature:      # 121.1
+        frozen = stats.frozen(card)
+        works = stats.counter_works
+        if card.counter("poison") and card.is_creature and works(card, "poison"):      # 121.1
             card.counters["poison"] += 1
             g.emit("counter_added", card=card.id, counter="poison", count=1)
             hp = stats.current_hp(st, card, g.rules)
@@ -105,17 +125,17 @@ def preparation_counters(g: Game, player: str) -> None:
                 g.emit("died", card=card.id)
                 move_card(g, card.id, "graveyard", Cause("destroy", counter="poison"))
                 continue
-        if card.counter("fading"):                           # 122.1
+        if card.counter("fading") and works(card, "fading"):                            # 122.1
             card.counters["fading"] += 1
             g.emit("counter_added", card=card.id, counter="fading", count=1)
-            if card.counters["fading"] >= card.cost.get("vp", sum(card.cost.values())):
+            if card.counters["fading"] >= keywords.cost_value(card):
                 move_card(g, card.id, "graveyard", Cause("destroy", counter="fading"))
                 continue
         if card.counter("sleep"):                            # 118.3
             remove_counter(g, card.id, "sleep", 1)
         if card.counter("freeze"):                           # 119.3
             remove_counter(g, card.id, "freeze", 1)
-        works = card.is_creature or (card.active and not frozen)   # 127.0.2
+        abilities_work = not frozen and (card.is_creature or card.active)    # 127.0.2
         for timed in TIMED:                                  # 127.0.1
-            if card.counter(timed) and works:
+            if card.counter(timed) and abilities_work:
                 remove_counter(g, card.id, timed, 1)

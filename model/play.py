@@ -29,15 +29,18 @@ Clauses:
   4.7.6 (how a card leaves the graveyard), rb7:celpont (a card needing a
   target cannot be played without one), rb7:testreszek (body parts only on
   galetkik), rb7:helyszin (one location in play), rb7:vizio (one vision card
-  of a name per turn), 134.4 / rb7:elet (life counters when played from the
-  hand for its cost).
+  of a name per turn), 134.0–134.15, 135.8, 127.0.0 (on-play keyword
+  abilities: model/keywords.py, called after the card enters play or while a
+  spell resolves), 132.11 (an untargetable card is refused as a target),
+  132.2, 132.4–132.8 (an effect step of a card naming a card immune to it is
+  skipped; an enchantment is not put on a card immune to it).
 """
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from . import counters, resources, stats
+from . import keywords, resources, stats
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
@@ -189,6 +192,7 @@ def _check_targets(g: Game, card, targets: list[str]) -> None:
             g.card(t)
     if card.needs_target and not targets:
         g.refuse("rb7:celpont", f"{card.id} needs a target and none is given")
+    keywords.check_targets(g, targets, card)           # 132.11, 132.4–132.8 (hook: keywords)
     if card.kind == "body_part":
         host = targets[0] if targets else None
         if host is None or host in PLAYERS or not st.on_table(host) \
@@ -254,14 +258,14 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
         if card.kind in ("enchantment", "body_part") and targets and targets[0] not in PLAYERS:
             card.attached_to = targets[0]
             card.active = True                                             # 5.5.4
+            keywords.refresh(g, st.cards[targets[0]],    # 128.1, 132.3, 132.5.1: granted abilities (hook)
+                             drop=lambda att: move_card(g, att, "graveyard", Cause("effect")))
         if card.kind == "location":                                        # rb7:helyszin
             for other_loc in [c.id for c in st.permanents() if c.kind == "location" and c.id != cid]:
                 move_card(g, other_loc, "graveyard", Cause("effect"))
-        if card.is_creature and from_hand:                                 # 134.4, rb7:elet
-            lives = sum(int(ab.get("x", 1)) for ab in card.abilities if ab.get("keyword") == "life")
-            if lives and st.on_table(cid):
-                counters.put_counter(g, cid, "life", lives)
-        resolve_effects(g, card, player, targets)
+        # hook (keywords): on-play abilities (134: life, muscle, blocking, …; 135.8; 127.0.0), then effects
+        keywords.on_play(g, card, player, from_hand=from_hand, targets=targets, pay=dict(a.get("pay") or {}),
+                         effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
     else:
         # 4.21.1: while it resolves the card is in no zone
         zone_list = st.players[player].zones[frm]
@@ -269,7 +273,9 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
         zone_list.remove(cid)
         if frm == "deck":
             shuffle_deck(g, player)                                        # 4.13.3: a search
-        resolve_effects(g, card, player, targets)
+        # hook (keywords): a spell's keyword abilities (134.6.1 blocking, 134.10 anti-magic …) with its effects
+        keywords.on_play(g, card, player, from_hand=from_hand, targets=targets, pay=dict(a.get("pay") or {}),
+                         effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
         if st.locate(cid) is None and cid not in st.removed:
             zone_list.insert(min(index, len(zone_list)), cid)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
@@ -287,13 +293,19 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
                     effects: list[dict[str, Any]] | None = None) -> None:
     """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
     with the card as `source`, its player as `by`, "$target" standing for the first target."""
-    for step in copy.deepcopy(card.effects if effects is None else effects):
-        if not isinstance(step, dict) or len(step) != 1:
-            raise InputProblem(f"{card.id}: an effect is a mapping with one verb, got {step!r}")
-        (verb, args), = step.items()
-        args = {k: _substitute(v, targets) for k, v in (args or {}).items()}
-        args.setdefault("source", card.id)
-        apply_effect(g, verb, args, player)
+    keywords.begin_source(g, player)        # hook (keywords): whose source it is, 135.2 / 135.4
+    try:
+        for step in copy.deepcopy(card.effects if effects is None else effects):
+            if not isinstance(step, dict) or len(step) != 1:
+                raise InputProblem(f"{card.id}: an effect is a mapping with one verb, got {step!r}")
+            (verb, args), = step.items()
+            args = {k: _substitute(v, targets) for k, v in (args or {}).items()}
+            args.setdefault("source", card.id)
+            if keywords.unaffected(g, card, args):   # 132.0, 132.4–132.8 immune to this source (hook)
+                continue
+            apply_effect(g, verb, args, player)
+    finally:
+        keywords.end_source(g)              # a penalty comes after the whole effect (rb7:buntetes)
 
 
 __all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "resolve_effects",

@@ -60,6 +60,22 @@ class Card:
     enters_active: bool = False   # the definition says `active: true` (131.6.1): enters the table active
     timestamp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # engine-private marks of a permanent (119.2 freeze time, 127.0.4/127.0.6 timed counters);
+    # part of the base state (compared, copied), never in a returned state
+    marks: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> "Card":
+        """A copy sharing nothing mutable with this card (faster than deepcopy on the hot path)."""
+        c = copy.copy(self)
+        c.subtypes = list(self.subtypes)
+        c.cost = dict(self.cost)
+        c.counters = dict(self.counters)
+        c.bonus = dict(self.bonus)
+        c.abilities = copy.deepcopy(self.abilities) if self.abilities else []
+        c.effects = copy.deepcopy(self.effects) if self.effects else []
+        c.extra = copy.deepcopy(self.extra) if self.extra else {}
+        c.marks = copy.deepcopy(self.marks) if self.marks else {}
+        return c
 
     @property
     def is_creature(self) -> bool:
@@ -99,7 +115,19 @@ class State:
     turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
 
     def clone(self) -> "State":
-        return copy.deepcopy(self)
+        """A copy sharing nothing mutable: `apply` works on it, so a refused step changes nothing."""
+        st = copy.copy(self)
+        st.players = {}
+        for p, pl in self.players.items():
+            npl = copy.copy(pl)
+            npl.zones = {z: list(ids) for z, ids in pl.zones.items()}
+            st.players[p] = npl
+        st.cards = {cid: c.copy() for cid, c in self.cards.items()}
+        st.removed = list(self.removed)
+        st.result = copy.deepcopy(self.result) if self.result else None
+        st.pending = copy.deepcopy(self.pending) if self.pending else None
+        st.turn_info = copy.deepcopy(self.turn_info) if self.turn_info else {}
+        return st
 
     # -- where things are -------------------------------------------------
     def locate(self, card_id: str) -> tuple[str, str] | None:

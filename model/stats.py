@@ -4,8 +4,13 @@ Clauses: rb7:sebzes-eletpont-alap-aktualis (base, maximum and current values),
 rb7:vedekezes-bonusz (+1/+1 to every creature of the non-active player),
 123.1 (aging −1/−1), 124.1 (muscle +1/+1), 125.2 (level +1/+1 on adventurers),
 117.3–117.4 (strength / weakness counters, project reading: ±1/±1 each),
-119.1 (a frozen card loses its abilities), 132.9 (elemental immunity).
+119.1 (a frozen card loses its abilities), 132.9 (elemental immunity),
+127.1, 127.2, 127.0.4 (an ability marked `delay: X` works only once no delay
+counter is left and only if the card entered play with its counters; one
+marked `temporary: X` only while a temporary counter is left), 132.13 (a
+counter that has no effect on the card: `{keyword: unaffected_by, counter: C}`).
 The base state keeps printed values and wounds only; everything here is derived.
+Granted abilities (128.1, 119.2) need the state: model/keywords.py.
 """
 from __future__ import annotations
 
@@ -31,10 +36,10 @@ def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
         dmg += rules.defence_bonus_damage
         hp += rules.defence_bonus_hp
     for name, (dd, dh) in COUNTER_BONUS.items():
-        n = card.counter(name)
+        n = card.counter(name) if counter_works(card, name) else 0   # 132.13 (hook: keywords)
         dmg += dd * n
         hp += dh * n
-    if card.has_subtype(ADVENTURER):
+    if card.has_subtype(ADVENTURER) and counter_works(card, "level"):
         n = card.counter("level")  # 125.2
         dmg += n
         hp += n
@@ -63,11 +68,46 @@ def current_hp(state: State, card: Card, rules: Ruleset) -> int | None:
     return None if m is None else m - card.wounds
 
 
+# --- hook (keywords, group F): private per-card bookkeeping that is not part of the case format ---
+def marks(card: Card) -> dict:
+    """Engine-private marks of a permanent (freeze tick 119.2, expired timed counters 127.0.6,
+    entered without its timed counters 127.0.4). Kept on the card object, never in a returned state;
+    model/keywords.py clears them when the card leaves play."""
+    return card.marks
+
+
+def counter_works(card: Card, counter: str) -> bool:
+    """132.13: `{keyword: unaffected_by, counter: C}` — the counter may lie on the card but has no effect."""
+    return not any(a.get("keyword") == "unaffected_by" and a.get("counter") == counter
+                   for a in card.abilities if _timed_ok(card, a))
+
+
+def _timed_ok(card: Card, ab: dict) -> bool:
+    """127.1 / 127.0.4: a `delay` ability works with no delay counter left, if the card entered with them;
+    127.2: a `temporary` ability works while a temporary counter is left."""
+    if ab.get("delay") and (card.counter("delay") > 0 or marks(card).get("bare")):
+        return False
+    if ab.get("temporary") and card.counter("temporary") <= 0:
+        return False
+    return True
+
+
+def frozen(card: Card) -> bool:
+    """119.1: a freeze counter (with effect, 132.13) takes every ability of the card."""
+    return card.counter("freeze") > 0 and counter_works(card, "freeze")
+
+
+def ability_entries(card: Card, keyword: str) -> list[dict]:
+    """The card's own entries of a keyword that work now (119.1, 127.1, 127.2)."""
+    if frozen(card):
+        return []
+    return [a for a in card.abilities if a.get("keyword") == keyword and _timed_ok(card, a)]
+# --- end hook
+
+
 def has_ability(card: Card, keyword: str) -> bool:
     """Does the card have the keyword ability now? A freeze counter takes all abilities (119.1)."""
-    if card.counter("freeze") > 0:
-        return False
-    return any(a.get("keyword") == keyword for a in card.abilities)
+    return bool(ability_entries(card, keyword))
 
 
 def flies(card: Card) -> bool:
@@ -79,5 +119,4 @@ def immune_to(card: Card, what: str | None) -> bool:
     """132.9: immunity to an element (fire, ice, acid, lightning)."""
     if not what:
         return False
-    return any(a.get("keyword") == "immunity" and a.get("to") == what for a in card.abilities
-               if card.counter("freeze") == 0)
+    return any(a.get("to") == what for a in ability_entries(card, "immunity"))

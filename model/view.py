@@ -35,10 +35,10 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
         d["hp"] = stats.current_hp(state, card, rules)
     if card.components_yield:
         d["components_yield"] = card.components_yield
+    d["wounds"] = card.wounds          # 0 off the table: wounds are lost on leaving it
     if zone in TABLE_ZONES:
         d["controller"] = loc[0]
         d["active"] = card.active
-        d["wounds"] = card.wounds
     d["counters"] = {k: v for k, v in card.counters.items() if v}
     d["premade"] = card.premade
     d["standalone_token"] = card.standalone_token

@@ -21,7 +21,10 @@ It owns every zone rule:
   a card leaving the table loses wounds, counters and position.
 - 134.4.0–134.4.8 a life counter is removed instead of the creature leaving
   play or changing controller (not for unforced sacrifice, costs, combat, or
-  the creature's own disadvantage); 134.4.2 from a damaging source it heals.
+  the creature's own disadvantage); 134.4.2 from a damaging source it heals;
+  134.4.3 the counters that sent it go with the life counter (model/keywords.py).
+- 124.2–124.6, 135.2–135.5 muscle counters, penalty and compensation when a
+  card leaves play or its owner's control: model/keywords.py, called from here.
 - rb7:lenyek a creature of a player that dies (table → graveyard/Void)
   outside the preparation phase yields its szörnykomponens to the opponent,
   except when sacrificed unforced (105.2) or paid as a cost.
@@ -30,11 +33,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import keywords
 from .errors import InputProblem
 from .game import Game
 from .resources import gain_components
 from .state import PERMANENT_KINDS, TABLE_ZONES, other
-from .stats import flies
+from .stats import counter_works, flies
 
 DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard", "void",
                 "reserve", "guard_post", "table")
@@ -46,6 +50,7 @@ class Cause:
     """Why a card moves: decides which rules apply (life counters, components, counts_as)."""
     kind: str = "effect"        # draw, search, return, shuffle, exile, discard, mill, nekron, sacrifice,
                                 # destroy, play, resolve, effect, exchange, steal, opening_hand, attached, cost
+                                # shadow (136.9: back to the hand, not leaving play for related effects)
     as_cost: bool = False
     forced: bool = True         # for sacrifice: kényszerített (104) or not (105)
     damage: bool = False        # sent by a damaging source (134.4.2)
@@ -108,17 +113,18 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     leaving = was_on_table and zone not in TABLE_ZONES
     changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
     if (leaving or changing_controller) and card.is_creature and card.counter("life") > 0 \
-            and _life_counter_applies(cause):
+            and counter_works(card, "life") and _life_counter_applies(cause):   # 132.13 (hook: keywords)
         card.counters["life"] -= 1                      # 134.4.0
         if not card.counters["life"]:
             del card.counters["life"]
         if cause.damage:
             card.wounds = 0                             # 134.4.2
-        if cause.counter:
-            card.counters.pop(cause.counter, None)      # 134.4.3
+        keywords.life_counter_used(g, card, cause)      # 134.4.3–134.4.4 (hook: keywords)
         g.emit("life_counter_used", card=card_id)
         return "stayed"
 
+    # hook (keywords): what leaving play / the owner's control sets off, read before anything changes
+    kw_record = keywords.before_move(g, card, src_player, target, zone, was_on_table, cause)
     final, counts_as, removed_by = zone, None, None
     if card.standalone_token and zone not in TABLE_ZONES:
         final, removed_by = "removed", "rb7:jelzo"
@@ -178,6 +184,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     if leaving:
         for att in st.attached_to(card_id):
             move_card(g, att, "graveyard", Cause("attached"))  # 5.5.5
+    keywords.after_move(g, card, kw_record, move_card)   # hook (keywords): 124.2–124.6 muscle, 135.2–135.5, 127.0.4
     return final
 
 

@@ -62,7 +62,7 @@ _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filte
 
 settings.register_profile("quick", max_examples=50, deadline=None, derandomize=True, database=None,
                           suppress_health_check=_SUPPRESS, stateful_step_count=20,
-                          verbosity=Verbosity.quiet, report_multiple_bugs=False, print_blob=False)
+                          report_multiple_bugs=False, print_blob=False)
 QUICK = settings.get_profile("quick")
 
 
@@ -380,6 +380,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-shrink", action="store_true", help="report the first failure unshrunk")
     p.add_argument("--timeout", type=float, default=5.0, help="per-case deadline for --impl")
     p.add_argument("--json", metavar="FILE", help="write the findings as JSON")
+    p.add_argument("--stderr", metavar="FILE", help="the implementation's stderr log "
+                                                    "(default reports/runs/<name>.stderr.log)")
     p.add_argument("-q", "--quiet", action="store_true")
     return p
 
@@ -418,11 +420,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = settings(QUICK, max_examples=args.examples)     # derandomized whatever the seed
     else:
         cfg = thorough(args.examples)
+    cfg = settings(cfg, verbosity=Verbosity.quiet)          # the summary says what was found
     if args.no_shrink:
         cfg = settings(cfg, phases=[Phase.explicit, Phase.reuse, Phase.generate])
     hyp_seed = None if cfg.derandomize else seed_value
     only = set(args.invariant) if args.invariant else None
     verbs = [v.strip() for v in args.verbs.split(",")] if args.verbs else None
+    if verbs:
+        from .strategies import ALL_VERBS
+        unknown = [v for v in verbs if v not in ALL_VERBS]
+        if unknown:
+            console.print(f"[red]kodex fuzz: unknown verb(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(ALL_VERBS)}[/red]")
+            return 2
     games = args.games if args.games is not None else max(1, args.examples // 10)
     started = time.monotonic()
     findings: list[Finding] = []
@@ -434,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.impl:
         from conformance.protocol import ProtocolClient, ProtocolError
         try:
-            client = ProtocolClient(args.impl, timeout=args.timeout)
+            client = ProtocolClient(args.impl, timeout=args.timeout, stderr_path=args.stderr)
         except ProtocolError as exc:
             console.print(f"[red]kodex fuzz: {exc}[/red]")
             return 2

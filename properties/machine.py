@@ -27,7 +27,7 @@ from model.state import from_given
 from model.view import to_dict
 
 from .invariants import Violation, check, check_step, replay_differs
-from .strategies import STEP_VERBS, given_states, step_for_verb
+from .strategies import ALL_VERBS, given_states, step_for_verb
 
 __all__ = ["EngineMachine", "InvariantBroken", "run_machine", "machine_class"]
 
@@ -98,12 +98,12 @@ class EngineMachine(RuleBasedStateMachine):
 def _make_rule(verb: str):
     def _r(self: EngineMachine, data: st.DataObject) -> None:
         self._verb(verb, data)
-    _r.__name__ = verb
+    _r.__name__ = f"do_{verb}"
     return rule(data=st.data())(_r)
 
 
-for _verb in STEP_VERBS:
-    setattr(EngineMachine, _verb, _make_rule(_verb))
+for _verb in ALL_VERBS:
+    setattr(EngineMachine, f"do_{_verb}", _make_rule(_verb))
 del _verb
 
 TestEngineMachine = EngineMachine.TestCase

@@ -17,7 +17,11 @@ properties/driver.py, the benchmarks and the fuzzer).
 - `gen_step(state, ch, verbs)`: one step whose arguments come from the current
   engine state (card ids where the verb wants them, mostly; now and then any
   card, so refusals are exercised too). Verbs: `STEP_VERBS` (the zone and
-  resource verbs), and `choose` when a decision is pending.
+  resource verbs), `EXTRA_VERBS` (activate, sacrifice_for_components, attack,
+  pass: keyword abilities and combat move cards too), and `choose` when a
+  decision is pending. Creatures carry keyword abilities (life, muscle,
+  seduction, recycling, anti-magic, penalty, compensation, …) and permanents
+  activated abilities, so `play` and `activate` reach model/keywords.py.
 
 Hypothesis front-ends: `given_states()`, `steps_for(state, verbs)`,
 `step_for_verb(state, verb)`, `cases(verbs, max_steps, refused)`.
@@ -36,8 +40,9 @@ from model.state import KINDS, PHASES, PLAYERS, TABLE_ZONES, State, from_given, 
 from model.zones import DESTINATIONS
 
 __all__ = [
-    "STEP_VERBS", "Chooser", "RandomChooser", "DrawChooser", "gen_given", "gen_step",
-    "given_states", "steps_for", "step_for_verb", "cases", "fresh_id",
+    "STEP_VERBS", "EXTRA_VERBS", "ALL_VERBS", "Chooser", "RandomChooser", "DrawChooser",
+    "gen_given", "gen_step", "build_case", "given_states", "steps_for", "step_for_verb", "cases",
+    "fresh_id",
 ]
 
 # the zone and resource verbs (docs/spec/hkk-case-format.md, docs/engine-semantics.md);
@@ -48,6 +53,9 @@ STEP_VERBS = (
     "sacrifice", "steal", "create", "put_counter", "remove_counter", "passivate",
     "activate_card", "search", "shuffle", "advance", "exchange", "play",
 )
+# further verbs the fuzzer also uses (abilities, combat, phases): they move cards and resources too
+EXTRA_VERBS = ("activate", "sacrifice_for_components", "attack", "pass")
+ALL_VERBS = STEP_VERBS + EXTRA_VERBS
 ELEMENTS = ("fire", "ice", "acid", "lightning")
 CREATURE_COUNTERS = ("poison", "sleep", "freeze", "life", "muscle", "aging", "delay",
                      "temporary", "strength", "weakness", "level")
@@ -55,6 +63,9 @@ OTHER_COUNTERS = ("delay", "temporary", "fading", "freeze")
 ALL_COUNTERS = ("poison", "sleep", "freeze", "life", "muscle", "aging", "level", "delay",
                 "temporary", "fading", "strength", "weakness")
 SUBTYPES = ("galetki", "kalandozo", "vizio", "torzszulott")
+CREATURE_KEYWORDS = ("flying", "life", "poison", "regeneration", "immunity", "magic_defense", "muscle",
+                     "blocking", "anti_blocking", "seduction", "recycling", "anti_magic", "penalty",
+                     "compensation", "invisibility")
 PLAY_FROM = ("hand", "graveyard", "deck")
 SEARCH_TO = ("hand", "reserve", "deck_top", "graveyard", "void")
 CREATE_ZONES = (None, "hand", "reserve", "guard_post", "table", "graveyard", "void", "deck")
@@ -123,7 +134,7 @@ class DrawChooser(Chooser):
         hi = len(seq) if hi is None else min(hi, len(seq))
         lo = min(lo, hi)
         if not seq or hi == 0:
-            return []
+            return self.draw(st.just([]))   # still a draw: Hypothesis warns about composites that never draw
         idx = self.draw(st.lists(st.integers(0, len(seq) - 1), unique=True, min_size=lo, max_size=hi))
         return [seq[i] for i in idx]
 
@@ -137,16 +148,30 @@ def _creature_def(ch: Chooser, d: dict[str, Any]) -> None:
     d["hp"] = ch.integer(1, 6)
     if ch.chance(0.3):
         d["components_yield"] = ch.integer(1, 3)
-    if ch.chance(0.35):
+    if ch.chance(0.4):
         abilities = []
-        for kw in ch.sample(("flying", "life", "poison", "regeneration", "immunity", "magic_defense"), 1, 2):
-            if kw in ("life", "poison", "regeneration"):
-                abilities.append({"keyword": kw, "x": ch.integer(1, 2)})
+        for kw in ch.sample(CREATURE_KEYWORDS, 1, 2):
+            if kw in ("penalty", "compensation"):
+                abilities.append({"keyword": kw, "hp": ch.integer(0, 2), "vp": ch.integer(0, 2)})
             elif kw == "immunity":
                 abilities.append({"keyword": kw, "to": ch.choice(ELEMENTS)})
-            else:
+            elif kw in ("flying", "magic_defense", "invisibility"):
                 abilities.append({"keyword": kw})
+            else:
+                abilities.append({"keyword": kw, "x": ch.integer(1, 2)})
         d["abilities"] = abilities
+
+
+def _activated(ch: Chooser) -> dict[str, Any]:
+    """A project-style activated ability: `{keyword, cost, effects}` (model/abilities.py)."""
+    eff, needs = ch.choice(_EFFECT_TEMPLATES)(ch)
+    ab: dict[str, Any] = {"keyword": "use", "effects": [eff]}
+    cost = ch.choice(({}, {"vp": 1}, {"passivate": True}, {"components": 1}))
+    if cost:
+        ab["cost"] = cost
+    if needs:
+        ab["needs_target"] = True
+    return ab
 
 
 def _cost(ch: Chooser) -> dict[str, int]:
@@ -232,6 +257,8 @@ def gen_given(ch: Chooser, *, max_cards: int = 14, min_deck: int = 0) -> dict[st
                 d["cost"] = _cost(ch)
         if ch.chance(0.15):
             d["subtypes"] = [ch.choice(SUBTYPES)]
+        if kind not in ("instant", "sorcery") and ch.chance(0.15):
+            d.setdefault("abilities", []).append(_activated(ch))
         if kind in ("instant", "sorcery") and ch.chance(0.4):
             eff, needs = ch.choice(_EFFECT_TEMPLATES)(ch)
             d["effects"] = [eff]
@@ -454,10 +481,16 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         post = ch.sample(candidates, 0, GUARD_POST_SIZE)
         return {"player": p, "guard_post": post, "reserve": [c for c in pool if c not in post]}
     if verb == "play":
-        p = _player(ch, state)
-        frm = ch.choice(PLAY_FROM) if ch.chance(0.3) else "hand"
-        card = _pick(ch, state.players[p].zones[frm], state, 0.05)
-        if card is None:
+        p = state.active if ch.chance(0.8) else other(state.active)
+        options = [(z, x) for z in PLAY_FROM for x in state.players[p].zones[z]]
+        in_hand = [o for o in options if o[0] == "hand"]
+        if in_hand and ch.chance(0.75):
+            frm, card = ch.choice(in_hand)
+        elif options and ch.chance(0.9):
+            frm, card = ch.choice(options)
+        elif state.cards:
+            frm, card = ch.choice(PLAY_FROM), ch.choice(list(state.cards))
+        else:
             return None
         c = state.cards[card]
         a = {"player": p, "card": card}
@@ -476,9 +509,46 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         if c.cost.get("sacrifice"):
             mine = [x for x in _in(state, TABLE_ZONES, p) if x != card]
             pay["sacrifice"] = ch.sample(mine, c.cost["sacrifice"], c.cost["sacrifice"])
+        kws = {ab.get("keyword"): ab for ab in c.abilities}
+        if "muscle" in kws and ch.chance(0.7):
+            hand = [x for x in state.players[p].zones["hand"] if x != card]
+            pay["muscle"] = ch.sample(hand, 0, int(kws["muscle"].get("x", 1)))
+        if "recycling" in kws and ch.chance(0.7):
+            yard = state.players[ch.choice(PLAYERS)].zones["graveyard"]
+            pay["recycle"] = ch.sample([x for x in yard if x != card], 0, int(kws["recycling"].get("x", 1)))
         if pay:
             a["pay"] = pay
         return a
+    if verb == "activate":
+        usable = [x for x in table if any("effects" in ab for ab in state.cards[x].abilities)]
+        card = _pick(ch, usable, state, 0.05)
+        if card is None:
+            return None
+        c = state.cards[card]
+        a = {"player": state.controller(card) or _player(ch, state), "card": card}
+        if c.abilities and ch.chance(0.9):
+            ab = ch.choice(c.abilities)
+            a["ability"] = ab.get("keyword", 0)
+            if ab.get("needs_target") or ch.chance(0.1):
+                a["targets"] = [ch.choice(_targets(state))]
+        else:
+            a["ability"] = "use"
+        return a
+    if verb == "sacrifice_for_components":
+        p = _player(ch, state)
+        mine = [x for x in state.players[p].zones["reserve"] if state.cards[x].is_creature]
+        return {"player": p, "cards": ch.sample(mine, 0, 2)}
+    if verb == "attack":
+        p = state.active
+        opp = other(p)
+        goals = list(state.players[opp].zones["guard_post"]) + [opp] + \
+            [x for x in state.players[opp].zones["table"] if state.cards[x].kind == "building"]
+        attackers = ch.sample(state.players[p].zones["guard_post"], 1, GUARD_POST_SIZE)
+        if not attackers:
+            return None
+        return {"player": p, "attacks": [{"attacker": x, "target": ch.choice(goals)} for x in attackers]}
+    if verb == "pass":
+        return {"player": _player(ch, state)}
     raise ValueError(f"no generator for verb {verb!r}")
 
 
@@ -486,7 +556,7 @@ def gen_step(state: State, ch: Chooser, verbs: Sequence[str] | None = None) -> d
     """One step for the current state; `choose` (mostly) when a decision is pending."""
     if state.pending and ch.chance(0.85):
         return _step_choose(state, ch)
-    verbs = tuple(verbs or STEP_VERBS)
+    verbs = tuple(verbs or ALL_VERBS)
     for _ in range(8):
         verb = ch.choice(verbs)
         args = _verb_args(verb, state, ch)
@@ -497,14 +567,16 @@ def gen_step(state: State, ch: Chooser, verbs: Sequence[str] | None = None) -> d
 
 
 def step_for_verb(state: State, verb: str) -> st.SearchStrategy[dict[str, Any]]:
-    """A strategy for one step of `verb` on `state` (None-args fall back to a no-op shuffle)."""
+    """A strategy for one step of `verb` on `state` (a `create` when the verb has nothing to act on)."""
     @st.composite
     def _s(draw):
         ch = DrawChooser(draw)
         if verb == "choose":
             return _step_choose(state, ch)
         args = _verb_args(verb, state, ch)
-        return {verb: args} if args is not None else {"shuffle": {"player": state.active}}
+        if args is None:                  # nothing to work on: make something instead
+            return {"create": _verb_args("create", state, ch)}
+        return {verb: args}
     return _s()
 
 

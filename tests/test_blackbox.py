@@ -64,3 +64,21 @@ def test_blackbox_notices_a_broken_program(tmp_path: Path) -> None:
                           stderr_path=tmp_path / "broken.stderr.log")
     found = {p.violation.invariant for p in report.problems}
     assert {"atomic_refusal", "hp_vp_cap"} <= found, found
+
+
+def test_blackbox_cases_are_valid_hkk_case_files() -> None:
+    import random
+
+    import yaml
+
+    from conformance.loader import load_text
+    from properties.blackbox import random_given, random_step
+    doc = {"format": "hkk-case/1", "cases": []}
+    for i in range(40):
+        rng = random.Random(i)
+        given = random_given(rng)
+        when = [random_step(rng, given, n) for n in range(8)]
+        doc["cases"].append({"id": f"x/blackbox-{i}", "clause": "4.5.2", "title": "generated",
+                             "given": given, "when": when, "then": {}})
+    res = load_text(yaml.safe_dump(doc, sort_keys=False), catalog=False)
+    assert not res.errors, [str(e) for e in res.errors][:3]

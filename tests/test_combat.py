@@ -9,35 +9,8 @@ from __future__ import annotations
 
 import json
 
+from engine_helpers import ev, phase, refused, run  # noqa: F401
 from model import engine
-
-
-def run(given, when, ruleset="kodex"):
-    res = engine.run_case(given, when, ruleset)
-    assert res.refused is None, res.refused
-    return res
-
-
-def refused(given, when, clause, ruleset="kodex"):
-    """The last step is refused under `clause` (or names it among its clauses); nothing changes."""
-    before = engine.run_case(given, when[:-1], ruleset)
-    assert before.refused is None, before.refused
-    after = engine.run_case(given, when, ruleset)
-    assert after.refused is not None, "the step was accepted"
-    assert after.refused["step"] == len(when) - 1
-    clauses = after.refused.get("clauses") or [after.refused["clause"]]
-    assert clause in clauses, after.refused
-    assert after.state == before.state
-    assert after.events == before.events
-    return after.refused
-
-
-def phase(res):
-    return res.state["turn"]["phase"], res.state["turn"]["active"]
-
-
-def ev(res, name):
-    return [e for e in res.events if e["event"] == name]
 
 
 def cr(damage, hp, *abilities, **extra):

@@ -23,7 +23,7 @@ from properties.driver import play_random, random_game
 from properties.fuzz import QUICK
 from properties.invariants import INVARIANTS, check, check_dict, check_step, check_steps
 from properties.machine import EngineMachine, run_machine
-from properties.strategies import (STEP_VERBS, RandomChooser, build_case, cases, gen_step,
+from properties.strategies import (ALL_VERBS, RandomChooser, build_case, cases, gen_step,
                                    given_states, steps_for)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +63,18 @@ def test_generated_states_are_valid(given_) -> None:
     assert not res.errors, [str(e) for e in res.errors][:3]
 
 
+def test_generated_cases_load_as_hkk_case_files() -> None:
+    from conformance.loader import load_text
+    doc = {"format": "hkk-case/1", "cases": []}
+    for seed in range(40):
+        given_, when = build_case(RandomChooser(seed), max_steps=12)
+        doc["cases"].append({"id": f"x/generated-{seed}", "clause": "4.5.2", "title": "generated",
+                             "given": given_, "when": when, "then": {}})
+    res = load_text(yaml.safe_dump(doc, sort_keys=False), catalog=False)
+    assert not res.errors, [str(e) for e in res.errors][:3]
+    assert len(res.cases) == 40
+
+
 def test_generated_states_cover_every_zone_and_kind() -> None:
     zones, kinds, flags = set(), set(), set()
     for seed in range(80):
@@ -97,7 +109,7 @@ def test_generated_steps_are_well_formed_and_cover_the_verbs() -> None:
                 pytest.fail(f"malformed step {step}: {exc}")
             if out.refusal is None:
                 state = out.state
-    assert set(STEP_VERBS) <= seen
+    assert set(ALL_VERBS) <= seen
     assert "choose" in seen
 
 
@@ -248,7 +260,7 @@ def test_fuzz_quick_finds_nothing_in_the_reference(tmp_path: Path) -> None:
 def test_fuzz_against_the_reference_itself(tmp_path: Path) -> None:
     cmd = f"{sys.executable} -m conformance serve"
     rc = fuzz.main(["--profile", "quick", "--examples", "15", "--impl", cmd, "--out", str(tmp_path),
-                    "-q"])
+                    "--stderr", str(tmp_path / "impl.log"), "-q"])
     assert rc == 0
     assert not list(tmp_path.glob("*.yaml"))
 
@@ -275,7 +287,8 @@ def test_fuzz_shrinks_a_difference_into_a_case(tmp_path: Path) -> None:
     script.write_text(BROKEN_IMPL.format(root=str(ROOT)), encoding="utf-8")
     out = tmp_path / "found"
     rc = fuzz.main(["--profile", "quick", "--examples", "40", "--verbs", "heal,gain_vp",
-                    "--impl", f"{sys.executable} {script}", "--out", str(out), "-q"])
+                    "--impl", f"{sys.executable} {script}", "--out", str(out),
+                    "--stderr", str(tmp_path / "impl.log"), "-q"])
     assert rc == 1
     files = list(out.glob("*.yaml"))
     assert len(files) == 1
