@@ -501,10 +501,10 @@ def before_move(g: Game, card: Card, src_player: str, target: str, zone: str, wa
 def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., Any]) -> None:
     """After the card has actually left (124.5): muscle, penalty, compensation; marks of play."""
     if rec["entered"]:
-        card.__dict__.pop("_marks", None)
+        card.marks.clear()
         stats.marks(card)["bare"] = True          # 127.0.4 until a successful play places its counters
     if rec["leaving"]:
-        card.__dict__.pop("_marks", None)
+        card.marks.clear()
     if not rec["left"]:
         return
     controller = rec["controller"]

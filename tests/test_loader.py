@@ -819,7 +819,7 @@ def test_pytest_plugin(tmp_path):
     assert "other.yaml" not in out
     assert "2 passed" not in out and "1 passed" in out
 
-    sel = subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin",
+    sel = subprocess.run([sys.executable, "-m", "pytest", *plugin,
                           "-p", "no:cacheprovider", "-q", "-k", "heal-stops", "--co"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert "cases.yaml::3.18/heal-stops-at-cap" in sel.stdout
