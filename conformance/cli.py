@@ -17,7 +17,7 @@ Subcommands:
     speaking protocol 1; exit 0 when everything passes (skips and xfails
     allowed), 1 on any fail/error/timeout/xpass (or when the implementation
     cannot be started), 2 on invalid input (the valid cases still run).
-    ``--coverage`` prints the per-part coverage of the whole corpus after the
+    ``--coverage`` prints the coverage per Kódex title and part after the
     run (passes from this run).
 ``serve [--ruleset NAME]``
     the reference engine speaking protocol 1 on stdin/stdout.
@@ -398,7 +398,9 @@ def cmd_run(args) -> int:
         data = cov.compute(catalog, all_cases,
                            outcomes=report.outcomes, implementation=report.implementation,
                            ruleset=report.ruleset)
-        cov.print_summary(data, console)
+        cov.print_table(data, console)
+        md, js = cov.write_reports(data)
+        console.print(Text(f"written: {md}, {js}", style="dim"))
     if errors:
         return EXIT_INPUT
     return EXIT_OK if report.ok else EXIT_FAIL

@@ -12,7 +12,6 @@ The verbs and the modules that carry them out:
 from __future__ import annotations
 
 import copy
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -36,7 +35,8 @@ ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     **combat.ACTIONS,
     **abilities.ACTIONS,
 }
-SUPPORTED_VERBS = sorted(set(ACTIONS) | set(EFFECTS) | {"choose"})
+# verbs a case may use; names starting with "_" are the engine's own (answers to pending choices)
+SUPPORTED_VERBS = sorted(v for v in set(ACTIONS) | set(EFFECTS) | {"choose"} if not v.startswith("_"))
 
 
 @dataclass
@@ -138,4 +138,4 @@ def run_case(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULES
 
 
 __all__ = ["apply", "run_case", "run_state", "Outcome", "RunResult", "SUPPORTED_VERBS",
-           "available_rulesets", "InputProblem", "traceback"]
+           "available_rulesets", "InputProblem"]
