@@ -17,7 +17,7 @@ from .zones import Cause, move_card
 
 
 def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
-                source: str | None = None, combat: bool = False) -> int:
+                source: str | None = None, combat: bool = False, by: str | None = None) -> int:
     """Damage a player or a creature/building on the table; returns the damage dealt."""
     if amount < 0:
         g.refuse("112.0", "damage is a non-negative number")
@@ -38,6 +38,11 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     if amount:
         card.wounds += amount
         g.emit("damaged", target=target, amount=amount, element=element, source=source)
+        g.hit.append(target)
+        dealer = g.sources[-1] if g.sources else (
+            (st.controller(source) or st.cards[source].owner) if source in st.cards else by)
+        if dealer:
+            st.turn_info.setdefault("damaged_by", {})[target] = dealer   # whose source (135.2)
         hurt = st.turn_info.setdefault("damaged_by_damage", [])
         if target not in hurt:
             hurt.append(target)
@@ -65,10 +70,42 @@ def heal(g: Game, target: str, amount: int) -> int:
     return healed
 
 
-def settle(g: Game) -> None:
-    """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed."""
+def is_life_saving(state, verb: str, args: dict) -> bool:
+    """Does this step try to save a dying creature (regeneration 136.8, healing 4.26, a healing card)?"""
+    dying = state.turn_info.get("dying") or []
+    if not dying:
+        return False
+    if verb == "activate":
+        card = state.cards.get(args.get("card"))
+        ability = args.get("ability")
+        if card is None or args.get("card") not in dying:
+            return False
+        if ability == "regeneration":
+            return True
+        if isinstance(ability, int) and 0 <= ability < len(card.abilities):
+            return card.abilities[ability].get("keyword") == "regeneration"
+        return False
+    if verb == "heal":
+        return args.get("target") in dying
+    if verb == "play":
+        return any(t in dying for t in args.get("targets") or [])
+    return False
+
+
+def settle(g: Game, window: bool = False) -> None:
+    """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed.
+
+    rb7:lenyek, rb7:lapok-elpusztitasa, 108.0, 136.8: a creature brought to 0 Ép or less by
+    damage may still be saved by a life-saving action right after it. With `window=True` (at the
+    end of a step of its own) such a creature stays on the table, listed in
+    `turn_info["dying"]` (shown as `dying: true`); the next step either saves it (regeneration,
+    healing: model/damage.is_life_saving) or, being anything else, lets it die first. The end of a
+    run lets it die too (model/engine.run_state).
+    """
     st = g.state
     damaged = st.turn_info.get("damaged_by_damage", [])
+    was_dying = list(st.turn_info.get("dying") or [])
+    dying: list[str] = []
     changed = True
     while changed:
         changed = False
@@ -76,6 +113,12 @@ def settle(g: Game) -> None:
             if card.kind == "creature":
                 hp = stats.current_hp(st, card, g.rules)
                 if hp is not None and hp <= 0:
+                    if window and (card.id in g.hit or card.id in was_dying):
+                        if card.id not in dying:
+                            dying.append(card.id)
+                            if card.id not in was_dying:
+                                g.emit("dying", card=card.id)
+                        continue
                     g.emit("died", card=card.id)
                     move_card(g, card.id, "graveyard",
                               Cause("destroy", damage=card.id in damaged,
@@ -88,3 +131,10 @@ def settle(g: Game) -> None:
                 move_card(g, card.id, "graveyard", Cause("destroy", damage=True))
                 changed = True
                 break
+    for cid in was_dying:
+        if cid not in dying and st.on_table(cid):
+            g.emit("saved", card=cid)
+    if dying:
+        st.turn_info["dying"] = dying
+    else:
+        st.turn_info.pop("dying", None)

@@ -42,7 +42,7 @@ def _player(args: dict[str, Any], by: str, key: str = "player") -> str:
 
 
 def do_damage(g: Game, a: dict[str, Any], by: str) -> None:
-    damage.deal_damage(g, a["target"], _count(a, "amount"), a.get("element"), a.get("source"))
+    damage.deal_damage(g, a["target"], _count(a, "amount"), a.get("element"), a.get("source"), by=by)
 
 
 def do_heal(g: Game, a: dict[str, Any], by: str) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import abilities, combat, turn
-from .damage import settle
+from .damage import is_life_saving, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
 from .game import Game
@@ -97,8 +97,10 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
                                f"{g.state.pending['choice']} decision")
         if g.state.result is not None and verb not in ("choose",):
             g.refuse("4.19.1", "the game is over")
+        if g.state.turn_info.get("dying") and not is_life_saving(g.state, verb, args):
+            settle(g)              # the life-saving window closes: the dying creatures die first
         _dispatch(g, verb, args, by)
-        settle(g)
+        settle(g, window=True)
     except Refusal as refusal:
         return Outcome(state=state, events=[], refusal=refusal)
     return Outcome(state=g.state, events=g.events)
@@ -127,6 +129,13 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
             break
         state = out.state
         events.extend(out.events)
+    if state.turn_info.get("dying"):
+        # the run ends (a refused step ends it too, leaving the state of the steps before it):
+        # no life-saving action came, the dying creatures die
+        g = Game(state.clone(), rules)
+        settle(g)
+        state = g.state
+        events.extend(g.events)
     return state, rules, events, refused
 
 

@@ -20,6 +20,9 @@ class Game:
         self.state = state
         self.rules = rules
         self.events: list[dict[str, Any]] = []
+        self.hit: list[str] = []   # creatures and buildings damaged during this step (life-saving window)
+        self.sources: list[str] = []   # players whose card's effects are resolving (135.2, 135.4)
+        self.deferred: list[Any] = []  # what waits until the resolving source is done (rb7:buntetes)
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:

@@ -460,10 +460,11 @@ def _responsible(g: Game, card: Card, cause: Any) -> str | None:
         return None
     if cause.kind == "destroy" and not cause.damage:
         return None                                   # Ép lowered by counters (rb7:karpotlas)
-    ctx = getattr(g, "_kw_context", None)
-    if ctx:
-        return ctx[-1]
+    if g.sources:
+        return g.sources[-1]
     st = g.state
+    if cause.kind == "destroy" and card.id in st.turn_info.get("damaged_by", {}):
+        return st.turn_info["damaged_by"][card.id]    # who damaged it (it may die a step later, 136.8)
     if cause.kind == "destroy":
         for e in reversed(g.events):
             if e.get("event") == "damaged" and e.get("target") == card.id and e.get("source") in st.cards:
@@ -542,23 +543,23 @@ def _benefit(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
 
 def _later(g: Game, fn: Callable[[], None]) -> None:
     """rb7:buntetes: the loss comes after the source's effect has fully taken place."""
-    if getattr(g, "_kw_context", None):
-        g.__dict__.setdefault("_kw_deferred", []).append(fn)
+    if g.sources:
+        g.deferred.append(fn)
     else:
         fn()
 
 
 def begin_source(g: Game, player: str) -> None:
     """A card's effects start resolving: `player`'s source (for 135.2 / 135.4)."""
-    g.__dict__.setdefault("_kw_context", []).append(player)
+    g.sources.append(player)
 
 
 def end_source(g: Game) -> None:
-    ctx = g.__dict__.get("_kw_context") or []
-    if ctx:
-        ctx.pop()
-    if not ctx:
-        for fn in g.__dict__.pop("_kw_deferred", []):
+    if g.sources:
+        g.sources.pop()
+    if not g.sources:
+        waiting, g.deferred = g.deferred, []
+        for fn in waiting:
             fn()
 
 

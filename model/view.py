@@ -39,6 +39,8 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
     if zone in TABLE_ZONES:
         d["controller"] = loc[0]
         d["active"] = card.active
+        if card.id in state.turn_info.get("dying", ()):
+            d["dying"] = True          # at 0 Ép or less, a life-saving action may still come (model/damage.py)
     d["counters"] = {k: v for k, v in card.counters.items() if v}
     d["premade"] = card.premade
     d["standalone_token"] = card.standalone_token

@@ -25,6 +25,8 @@ It owns every zone rule:
   134.4.3 the counters that sent it go with the life counter (model/keywords.py).
 - 124.2–124.6, 135.2–135.5 muscle counters, penalty and compensation when a
   card leaves play or its owner's control: model/keywords.py, called from here.
+- rb7:lapok-gazdaja-tulajdonosa cards attached to a permanent that changes
+  controller change controller with it (and stay attached).
 - rb7:lenyek a creature of a player that dies (table → graveyard/Void)
   outside the preparation phase yields its szörnykomponens to the opponent,
   except when sacrificed unforced (105.2) or paid as a cost.
@@ -184,6 +186,12 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     if leaving:
         for att in st.attached_to(card_id):
             move_card(g, att, "graveyard", Cause("attached"))  # 5.5.5
+    elif changing_controller:
+        for att in st.attached_to(card_id):                    # rb7:lapok-gazdaja-tulajdonosa
+            before = st.controller(att)
+            if before != target:
+                move_card(g, att, "table", Cause("attached"), to_player=target)
+                g.emit("control_changed", card=att, **{"from": before}, to=target)
     keywords.after_move(g, card, kw_record, move_card)   # hook (keywords): 124.2–124.6 muscle, 135.2–135.5, 127.0.4
     return final
 
