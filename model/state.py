@@ -246,6 +246,22 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     return state
 
 
+# other spellings of keyword names that case authors write; the engine reads the canonical one
+KEYWORD_ALIASES = {
+    "magic_defence": "magic_defense", "invisible": "invisibility", "see_invisibility": "see_invisible",
+    "sees_invisible": "see_invisible", "fly": "flying", "flies": "flying", "regenerate": "regeneration",
+    "poisoning": "poison", "resurrect": "resurrection", "lifes": "life",
+}
+
+
+def _canonical_ability(a: Any, where: str) -> dict[str, Any]:
+    if not isinstance(a, dict) or not isinstance(a.get("keyword"), str):
+        raise InputProblem(f"{where}: an ability is a mapping with a `keyword`")
+    a = dict(a)
+    a["keyword"] = KEYWORD_ALIASES.get(a["keyword"], a["keyword"])
+    return a
+
+
 def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -> Card:
     kind = d.get("kind")
     if kind not in KINDS:
@@ -268,7 +284,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         wounds=_int(d.get("wounds", 0), f"{where}/wounds"),
         premade=bool(d.get("premade", False)),
         standalone_token=bool(d.get("standalone_token", False)),
-        abilities=[dict(a) for a in d.get("abilities") or []],
+        abilities=[_canonical_ability(a, f"{where}/abilities/{i}") for i, a in enumerate(d.get("abilities") or [])],
         attached_to=d.get("attached_to"),
         bonus={str(k): _int(v, f"{where}/bonus/{k}") for k, v in (d.get("bonus") or {}).items()},
         effects=copy.deepcopy(list(d.get("effects") or [])),
