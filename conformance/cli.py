@@ -254,10 +254,31 @@ def totals_text(totals: dict, seconds: float) -> Text:
 # --------------------------------------------------------------------------
 # subcommands
 
+def _print_findings(catalog, as_json: bool) -> int:
+    """The quirks of the source the parser found (duplicates, gaps, repeated ids …), never hidden."""
+    from conformance.catalog import finding_to_json
+
+    if as_json:
+        sys.stdout.write(json.dumps([finding_to_json(f) for f in catalog.findings],
+                                    ensure_ascii=False, indent=2) + "\n")
+        return EXIT_OK
+    console = _console()
+    table = Table(title=f"{len(catalog.findings)} findings in the Kódex sources")
+    for col in ("kind", "clause", "where", "message"):
+        table.add_column(col, overflow="fold")
+    for f in catalog.findings:
+        table.add_row(escape(f.kind), escape(f.clause or ""), escape(f"{f.source}:{f.line}"),
+                      escape(f.message))
+    console.print(table)
+    return EXIT_OK
+
+
 def cmd_clauses(args) -> int:
     from conformance.catalog import load_catalog, to_json
 
     catalog = load_catalog()
+    if args.findings:
+        return _print_findings(catalog, args.json)
     clauses = list(catalog)
     if args.section:
         clauses = [c for c in clauses if str(c.section) == args.section]
@@ -503,6 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--section", help="only this section (Kódex title number, e.g. 4; rb7; mk:5.10)")
     s.add_argument("--part", help="only this part (II, VI, rb7, mk)")
     s.add_argument("--json", action="store_true", help="a JSON array instead of a table")
+    s.add_argument("--findings", action="store_true",
+                   help="list the quirks of the source instead (duplicates, gaps, repeated ids, …)")
     s.set_defaults(func=cmd_clauses)
 
     s = sub.add_parser("clause", help="show one clause and the cases citing it")

@@ -288,3 +288,11 @@ def test_python_dash_m_conformance_help():
 def test_no_command_prints_help(capsys):
     rc, out = run(capsys)
     assert rc == 2 and "usage" in out
+
+
+def test_clauses_findings_json_lists_the_duplicates(capsys):
+    from conformance.cli import main
+    assert main(["clauses", "--findings", "--json"]) == 0
+    findings = json.loads(capsys.readouterr().out)
+    dup = {f["clause"] for f in findings if f["kind"] == "duplicate"}
+    assert {"5.3.2", "5.3.3", "5.3.4"} <= dup
