@@ -45,7 +45,7 @@ def _enter(g: Game, phase: str) -> None:
         _preparation(g)
     elif phase == "draw":
         draw_cards(g, st.active, g.rules.draw_per_turn)
-    elif phase == "end":
+    elif phase == "end" and g.rules.reading("healing-timing") == "on-arrival":
         _end_of_turn(g)
     settle(g)
 
@@ -98,6 +98,11 @@ def next_phase(g: Game) -> None:
     st = g.state
     if st.phase == "combat":
         combat.strike(g)                                          # rb7:harci-fazis.VI–VII
+        if st.result is not None:
+            return
+    if st.phase == "end" and g.rules.reading("healing-timing") == "phase-end":
+        _end_of_turn(g)                                           # rb7:gyogyulasi-fazis, 3.14–3.15
+        settle(g)
         if st.result is not None:
             return
     i = PHASES.index(st.phase)
@@ -172,7 +177,8 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
     if player not in PLAYERS:
         raise InputProblem(f"player: unknown player {player!r}")
     if st.phase != "exchange" or st.active != player:
-        g.refuse("5.4.1", f"creatures move between reserve and guard post only in {player}'s own exchange phase")
+        g.refuse("5.4.1", f"creatures move between reserve and guard post only in {player}'s own exchange phase",
+                 also=("rb7:csere-fazis",))
     begin_action(g, player)
     pl = st.players[player]
     mine = pl.zones["reserve"] + pl.zones["guard_post"]
