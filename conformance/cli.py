@@ -584,7 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_amend)
 
     for name in ("prove", "fuzz"):
-        s = sub.add_parser(name, help=f"delegate to properties.{name} (arguments passed on)",
+        s = sub.add_parser(name, help={
+            "prove": "Z3 proofs of the priority order (102, mk:5.10) and mk:5.11 findings",
+            "fuzz": "random play against the invariants; with --impl, differences from the reference",
+        }[name],
                            add_help=False)
         s.add_argument("rest", nargs=argparse.REMAINDER)
         s.set_defaults(func=lambda a, n=name: _delegate(n, a.rest))
