@@ -153,7 +153,8 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     if n < 0:
         g.refuse("112.0", f"X is a non-negative whole number, not {n}", also=("129.5",))
     if n > top:
-        g.refuse("129.5", f"{cid}'s direct damage spends 0 to {top} VP, not {n}")
+        g.refuse("129.5", f"{cid}'s direct damage spends 0 to {top} VP, not {n}",
+                 also=("rb7:direkt-sebzo-kepesseg",))
     if _used(g, card, idx) >= int(ab.get("per_turn", 1)):
         g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} has used its direct damage this turn")
     if len(targets) != 1:

@@ -64,12 +64,23 @@ VISION = "vizio"
 # ---------------------------------------------------------------------------
 
 def acting(st: State) -> dict[str, Any]:
-    """This phase's record: has the active player acted or passed, who has passed since the last action."""
+    """This phase's record: has the active player acted or passed, who has passed since the last action.
+
+    The engine knows a phase's start only when it entered the phase itself (`advance`, passes,
+    `start_game`: model/turn.py starts a fresh record there). A case's `given` describes some
+    moment inside a phase, not its start, so there the first right to act (4.11.6) is taken as
+    used: either player may act.
+    """
     rec = st.turn_info.get("acting")
     if not rec or rec.get("phase") != st.phase:
-        rec = {"phase": st.phase, "active_moved": False, "passed": []}
+        rec = {"phase": st.phase, "active_moved": True, "passed": []}
         st.turn_info["acting"] = rec
     return rec
+
+
+def start_phase_record(st: State) -> None:
+    """A phase begins (model/turn.py): the active player has the first right to act (4.11.6)."""
+    st.turn_info["acting"] = {"phase": st.phase, "active_moved": False, "passed": []}
 
 
 def begin_action(g: Game, player: str, *, life_saving: bool = False) -> None:
@@ -165,7 +176,8 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
     nekron = cost.get("nekron", 0) * g.rules.nekron_cards_per_point
     if nekron > len(pl.zones["deck"]):
         g.refuse("4.20.3", f"nekron {cost['nekron']} needs {nekron} cards in the deck, {player} has "
-                           f"{len(pl.zones['deck'])}")
+                           f"{len(pl.zones['deck'])}",
+                 also=("rb7:semmizos-idezesi-koltseg-nekron",))
     # everything is payable: pay it all
     if cost.get("vp"):
         resources.spend(g, player, "vp", cost["vp"])
@@ -308,5 +320,5 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
         keywords.end_source(g)              # a penalty comes after the whole effect (rb7:buntetes)
 
 
-__all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "resolve_effects",
+__all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "start_phase_record", "resolve_effects",
            "MAIN_PHASES", "other"]

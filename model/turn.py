@@ -27,7 +27,7 @@ from .damage import settle
 from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
-from .play import acting, begin_action
+from .play import acting, begin_action, start_phase_record
 from .state import PHASES, PLAYERS, TABLE_ZONES, other
 from .zones import Cause, move_card
 
@@ -39,7 +39,7 @@ def _enter(g: Game, phase: str) -> None:
     """Arrive in a phase and carry out its automatic steps."""
     st = g.state
     st.phase = phase
-    st.turn_info.pop("acting", None)                              # a new phase: nobody has acted
+    start_phase_record(st)                                        # a new phase: nobody has acted
     g.emit("phase_started", phase=phase, player=st.active)
     if phase == "preparation":
         _preparation(g)
