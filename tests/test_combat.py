@@ -323,10 +323,11 @@ def test_activated_ability_refusals():
     refused(base, [act("i1", player="B")], "rb7:aktivalast-kivano-kepessegek")
     poor = {**base, "players": {"A": {"vp": 0, "table": ["i1"], "deck": ["d1"]}}}
     refused(poor, [act("i1")], "4.20.3")
-    b_turn = {**base, "turn": {"active": "B", "phase": "main1"},
+    b_turn = {**base, "turn": {"active": "B", "phase": "draw"},
               "cards": {**base["cards"], "i1": {"kind": "item", "abilities": [ability()]}}}
-    refused(b_turn, [act("i1")], "4.11.6")
-    run(b_turn, [{"pass": {"player": "B"}}, act("i1")])
+    enter = {"advance": {"to": "main1"}}         # the engine enters B's main1: B acts first
+    refused(b_turn, [enter, act("i1")], "4.11.6")
+    run(b_turn, [enter, {"pass": {"player": "B"}}, act("i1")])
 
 
 def test_passivating_ability_never_from_the_guard_post():

@@ -31,12 +31,21 @@ def test_one_pass_does_not_end_the_phase():
     assert phase(res) == ("main1", "A")
 
 
+ENTER_MAIN1 = {"advance": {"to": "main1"}}   # the engine enters the phase: A has the first right to act
+
+
 def test_non_active_player_cannot_pass_first():
-    refused({}, [{"pass": {"player": "B"}}], "4.11.7")
+    refused({"turn": {"active": "A", "phase": "draw"}}, [ENTER_MAIN1, {"pass": {"player": "B"}}], "4.11.7")
 
 
 def test_non_active_player_cannot_act_first_4_11_6():
-    refused(INSTANT_B, [{"play": {"player": "B", "card": "i1"}}], "4.11.6")
+    refused({**INSTANT_B, "turn": {"active": "A", "phase": "draw"}},
+            [ENTER_MAIN1, {"play": {"player": "B", "card": "i1"}}], "4.11.6")
+
+
+def test_a_given_state_is_inside_its_phase_so_either_player_may_act():
+    res = run(INSTANT_B, [{"play": {"player": "B", "card": "i1"}}])
+    assert res.state["players"]["B"]["graveyard"] == ["i1"]
 
 
 def test_non_active_acts_after_active_passes_and_cancels_the_pass():
