@@ -21,7 +21,7 @@ from typing import Any, Callable
 from . import counters, damage, resources, stats
 from .errors import InputProblem
 from .game import Game
-from .state import PLAYERS, TABLE_ZONES, card_from_def, other
+from .state import PLAYERS, TABLE_ZONES, card_from_def
 from .zones import Cause, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
@@ -263,7 +263,7 @@ def do_create(g: Game, a: dict[str, Any], by: str) -> None:
     if not d.get("standalone_token"):
         d.setdefault("premade", True)                      # 96.0
     explicit_active = d.get("active")
-    card = card_from_def(cid, d, default_owner=player, where=f"/card")
+    card = card_from_def(cid, d, default_owner=player, where="/card")
     st.cards[cid] = card
     zone = a.get("zone") or ("reserve" if card.is_creature else "table")   # 96.6
     zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
@@ -331,4 +331,4 @@ def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     handler(g, args, by)
 
 
-__all__ = ["EFFECTS", "apply_effect", "draw_cards", "sacrifice_permanent", "other"]
+__all__ = ["EFFECTS", "apply_effect", "draw_cards", "sacrifice_permanent"]

@@ -44,7 +44,7 @@ from . import keywords, resources, stats
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
-from .state import PERMANENT_KINDS, PLAYERS, State, other
+from .state import PERMANENT_KINDS, PLAYERS, State
 from .zones import Cause, move_card, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
@@ -321,4 +321,4 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
 
 
 __all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "start_phase_record", "resolve_effects",
-           "MAIN_PHASES", "other"]
+           "MAIN_PHASES"]

@@ -28,7 +28,7 @@ from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
 from .play import acting, begin_action, start_phase_record
-from .state import PHASES, PLAYERS, TABLE_ZONES, other
+from .state import PHASES, PLAYERS, other
 from .zones import Cause, move_card
 
 GALETKI = "galetki"
@@ -237,5 +237,4 @@ def sacrifice_for_components(g: Game, a: dict[str, Any], by: str) -> None:
     resources.gain_components(g, player, total)
 
 
-__all__ = ["advance", "start_game", "pass_phase", "exchange", "sacrifice_for_components", "next_phase",
-           "TABLE_ZONES"]
+__all__ = ["advance", "start_game", "pass_phase", "exchange", "sacrifice_for_components", "next_phase"]

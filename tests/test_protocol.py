@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from conformance import runner, serve
-from conformance.loader import Case, load_files
+from conformance.loader import Case
 from conformance.protocol import ProtocolClient, ProtocolError, interpret_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE_CMD = f"{shlex.quote(sys.executable)} -m conformance serve"
 
-from tiny_corpus import TINY, tiny_cases  # noqa: E402,F401
+from tiny_corpus import tiny_cases
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from conformance.catalog import load_catalog
 from conformance.loader import load_files
 from model.ruleset import available_rulesets, load_ruleset

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
-
 
 from conformance import runner
-from conformance.loader import Case, load_files
+from conformance.loader import Case
 
-from tiny_corpus import TINY, tiny_cases  # noqa: E402,F401
+from tiny_corpus import tiny_cases
 
 
 def by_id(report) -> dict:
