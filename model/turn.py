@@ -29,7 +29,7 @@ from .errors import InputProblem
 from .game import Game
 from .play import acting, begin_action, start_phase_record
 from .state import PHASES, PLAYERS, other
-from .zones import Cause, move_card
+from .zones import Cause, arrange, move_card
 
 GALETKI = "galetki"
 VISION = "vizio"
@@ -199,14 +199,14 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
     for cid in post:
         if cid in pl.zones["reserve"] and not st.cards[cid].active:
             g.refuse("5.4.5", f"{cid} is passive: a passive creature cannot enter the guard post")
-    before = {cid: ("guard_post" if cid in pl.zones["guard_post"] else "reserve") for cid in mine}
-    pl.zones["guard_post"] = post
-    pl.zones["reserve"] = reserve
-    for cid in post + reserve:
-        now = "guard_post" if cid in post else "reserve"
-        if before[cid] != now:
-            g.emit("moved", card=cid, **{"from": before[cid]}, to=now, from_player=player,
-                   to_player=player, cause="exchange")
+    for cid in reserve:                                          # withdrawals first, then entries
+        if cid in pl.zones["guard_post"]:
+            move_card(g, cid, "reserve", Cause("exchange"), to_player=player)
+    for cid in post:
+        if cid in pl.zones["reserve"]:
+            move_card(g, cid, "guard_post", Cause("exchange"), to_player=player)
+    arrange(g, player, "guard_post", post)                       # rb7:lenyek-helye: left to right
+    arrange(g, player, "reserve", reserve)
 
 
 def sacrifice_for_components(g: Game, a: dict[str, Any], by: str) -> None:

@@ -200,3 +200,15 @@ def shuffle_deck(g: Game, player: str) -> None:
     """4.15.0, 4.2.1: the deck in a random order, from the state's seeded generator."""
     g.rng().shuffle(g.player(player).zones["deck"])
     g.emit("shuffled", player=player)
+
+
+def arrange(g: Game, player: str, zone: str, order: list[str]) -> None:
+    """rb7:lenyek-helye: put the creatures of a reserve or guard post in the given left-to-right order.
+
+    Only the order changes: `order` must name exactly the cards the zone holds.
+    """
+    ids = g.player(player).zones[zone]
+    if sorted(order) != sorted(ids):
+        raise InputProblem(f"{zone}: an arrangement names exactly the cards of {player}'s {zone}")
+    ids[:] = list(order)
+
