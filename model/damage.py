@@ -70,37 +70,38 @@ def heal(g: Game, target: str, amount: int) -> int:
     return healed
 
 
-def is_life_saving(state, verb: str, args: dict) -> bool:
-    """Does this step try to save a dying creature (regeneration 136.8, healing 4.26, a healing card)?"""
+def life_saving_targets(state, verb: str, args: dict) -> set[str]:
+    """The dying creatures this step tries to save (regeneration 136.8, healing 4.26, a card
+    played at them): only they stay in the life-saving window for this step."""
     dying = state.turn_info.get("dying") or []
     if not dying:
-        return False
+        return set()
     if verb == "activate":
-        card = state.cards.get(args.get("card"))
+        cid = args.get("card")
+        card = state.cards.get(cid)
         ability = args.get("ability")
-        if card is None or args.get("card") not in dying:
-            return False
-        if ability == "regeneration":
-            return True
-        if isinstance(ability, int) and 0 <= ability < len(card.abilities):
-            return card.abilities[ability].get("keyword") == "regeneration"
-        return False
+        if card is None or cid not in dying:
+            return set()
+        if ability == "regeneration" or (isinstance(ability, int) and 0 <= ability < len(card.abilities)
+                                         and card.abilities[ability].get("keyword") == "regeneration"):
+            return {cid}
+        return set()
     if verb == "heal":
-        return args.get("target") in dying
+        return {args.get("target")} & set(dying)
     if verb == "play":
-        return any(t in dying for t in args.get("targets") or [])
-    return False
+        return set(args.get("targets") or []) & set(dying)
+    return set()
 
 
-def settle(g: Game, window: bool = False) -> None:
+def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:
     """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed.
 
     rb7:lenyek, rb7:lapok-elpusztitasa, 108.0, 136.8: a creature brought to 0 Ép or less by
     damage may still be saved by a life-saving action right after it. With `window=True` (at the
     end of a step of its own) such a creature stays on the table, listed in
-    `turn_info["dying"]` (shown as `dying: true`); the next step either saves it (regeneration,
-    healing: model/damage.is_life_saving) or, being anything else, lets it die first. The end of a
-    run lets it die too (model/engine.run_state).
+    `turn_info["dying"]` (shown as `dying: true`); the next step either tries to save it
+    (regeneration, healing, a card played at it: `life_saving_targets`, passed here as `spare`) or
+    lets it die first. The end of a run lets it die too (model/engine.run_state).
     """
     st = g.state
     damaged = st.turn_info.get("damaged_by_damage", [])
@@ -113,7 +114,8 @@ def settle(g: Game, window: bool = False) -> None:
             if card.kind == "creature":
                 hp = stats.current_hp(st, card, g.rules)
                 if hp is not None and hp <= 0:
-                    if window and (card.id in g.hit or card.id in was_dying):
+                    if (window and (card.id in g.hit or card.id in was_dying)) or \
+                            (card.id in spare and card.id in was_dying):
                         if card.id not in dying:
                             dying.append(card.id)
                             if card.id not in was_dying:

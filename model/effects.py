@@ -133,6 +133,9 @@ def do_move(g: Game, a: dict[str, Any], by: str) -> None:
         do_exile(g, {"card": cid}, by)                    # 4.16.0: graveyard → Void is exile
         return
     player = a.get("player") if to in TABLE_ZONES else None
+    if player is not None and loc and loc[1] in TABLE_ZONES and player != loc[0]:
+        do_steal(g, {"card": cid, "to": player}, by)      # a change of controller: 5.3.2, 5.5.9, 131.10
+        return
     where = move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False))), to_player=player)
     if kind == "mill" and loc:
         g.emit("milled", player=loc[0], card=cid, to=where)

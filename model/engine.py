@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import abilities, combat, turn
-from .damage import is_life_saving, settle
+from .damage import life_saving_targets, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
 from .game import Game
-from .play import play
+from .play import play, resume_effects
 from .ruleset import DEFAULT_RULESET, Ruleset, available_rulesets, load_ruleset
 from .state import PLAYERS, State, from_given
 from .view import result_of, to_dict
@@ -66,6 +66,11 @@ def _choose(g: Game, a: dict[str, Any], by: str) -> None:
         args["value"] = a["value"]
     st.pending = None
     _dispatch(g, verb, args, pend.get("by", by))
+    for rest in pend.get("then") or []:          # the card's effects after the decision (4.23.5)
+        if st.pending is not None:               # a new decision opened: the rest waits for it
+            st.pending.setdefault("then", []).append(rest)
+            continue
+        resume_effects(g, rest)
 
 
 def _dispatch(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
@@ -97,8 +102,11 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
                                f"{g.state.pending['choice']} decision")
         if g.state.result is not None and verb not in ("choose",):
             g.refuse("4.19.1", "the game is over")
-        if g.state.turn_info.get("dying") and not is_life_saving(g.state, verb, args):
-            settle(g)              # the life-saving window closes: the dying creatures die first
+        dying = g.state.turn_info.get("dying")
+        if dying:
+            spare = life_saving_targets(g.state, verb, args)
+            if set(dying) - spare:
+                settle(g, spare=spare)   # the window closes for every creature this step does not try to save
         _dispatch(g, verb, args, by)
         settle(g, window=True)
     except Refusal as refusal:

@@ -255,8 +255,9 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
             and (st.active != player or st.phase not in MAIN_PHASES):
         g.refuse("131.8", "a resurrecting creature is played from the graveyard only in its player's main phase")
     check_timing(g, player, card.kind)
-    begin_action(g, player)                                                # 4.11.6
     targets = list(a.get("targets") or [])
+    saving = any(t in (st.turn_info.get("dying") or ()) for t in targets)
+    begin_action(g, player, life_saving=saving)                           # 4.11.6; 4.23.3 life-saving
     _check_targets(g, card, targets)
     _limits(g, player, card)
     pay_cost(g, player, dict(card.cost), dict(a.get("pay") or {}))
@@ -305,9 +306,10 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
                     effects: list[dict[str, Any]] | None = None) -> None:
     """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
     with the card as `source`, its player as `by`, "$target" standing for the first target."""
+    steps = copy.deepcopy(card.effects if effects is None else effects)
     keywords.begin_source(g, player)        # hook (keywords): whose source it is, 135.2 / 135.4
     try:
-        for step in copy.deepcopy(card.effects if effects is None else effects):
+        for i, step in enumerate(steps):
             if not isinstance(step, dict) or len(step) != 1:
                 raise InputProblem(f"{card.id}: an effect is a mapping with one verb, got {step!r}")
             (verb, args), = step.items()
@@ -315,10 +317,25 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
             args.setdefault("source", card.id)
             if keywords.unaffected(g, card, args):   # 132.0, 132.4–132.8 immune to this source (hook)
                 continue
+            before = g.state.pending
             apply_effect(g, verb, args, player)
+            if g.state.pending is not None and g.state.pending is not before and i + 1 < len(steps):
+                # a decision opened (e.g. 4.17.2): the card's remaining effects wait for the answer
+                rest = [{v: {k: _substitute(x, targets) for k, x in (a or {}).items()}}
+                        for st_ in steps[i + 1:] for v, a in st_.items()]
+                g.state.pending.setdefault("then", []).append(
+                    {"card": card.id, "player": player, "effects": rest})
+                break
     finally:
         keywords.end_source(g)              # a penalty comes after the whole effect (rb7:buntetes)
 
 
+def resume_effects(g: Game, rest: dict[str, Any]) -> None:
+    """Carry out the effects of a card that waited for a decision (`pending.then`, model/engine.py)."""
+    card = g.card(rest["card"])
+    resolve_effects(g, card, rest["player"], [], effects=rest["effects"])
+
+
 __all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "start_phase_record", "resolve_effects",
+           "resume_effects",
            "MAIN_PHASES"]

@@ -29,7 +29,7 @@ _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "dama
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
                 # returned-only fields, accepted back so a returned state can be a `given`
-                "zone", "player", "max_hp", "base_damage", "base_hp"}
+                "zone", "player", "max_hp", "base_damage", "base_hp", "dying", "attacking"}
 
 
 def other(player: str) -> str:
@@ -242,7 +242,13 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     for c in state.permanents():
         c.timestamp = state.tick()
     if given.get("pending"):
-        state.pending = copy.deepcopy(given["pending"])
+        pend = given["pending"]
+        step = pend.get("step") if isinstance(pend, dict) else None
+        if not isinstance(pend, dict) or pend.get("player") not in PLAYERS or \
+                not isinstance(step, dict) or len(step) != 1:
+            raise InputProblem("/pending: a pending decision names its `player` and the `step` it resumes "
+                               "(a one-verb mapping), as a returned state shows it")
+        state.pending = copy.deepcopy(pend)
     return state
 
 

@@ -78,7 +78,7 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
         "ruleset": rules.name,
     }
     if state.pending:
-        out["pending"] = copy.deepcopy({k: v for k, v in state.pending.items() if k not in ("step", "by")})
+        out["pending"] = copy.deepcopy(state.pending)   # the decision and the step it resumes
     return out
 
 
