@@ -45,7 +45,7 @@ from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
 from .state import PERMANENT_KINDS, PLAYERS, State
-from .zones import Cause, move_card, shuffle_deck
+from .zones import Cause, lift, move_card, put_back, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
 # what the rulebook says of each phase outside the main phases about playing cards
@@ -281,16 +281,14 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
                          effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
     else:
         # 4.21.1: while it resolves the card is in no zone
-        zone_list = st.players[player].zones[frm]
-        index = zone_list.index(cid)
-        zone_list.remove(cid)
+        spot = lift(g, cid)
         if frm == "deck":
             shuffle_deck(g, player)                                        # 4.13.3: a search
         # hook (keywords): a spell's keyword abilities (134.6.1 blocking, 134.10 anti-magic …) with its effects
         keywords.on_play(g, card, player, from_hand=from_hand, targets=targets, pay=dict(a.get("pay") or {}),
                          effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
         if st.locate(cid) is None and cid not in st.removed:
-            zone_list.insert(min(index, len(zone_list)), cid)
+            put_back(g, cid, spot)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
 
 

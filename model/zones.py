@@ -212,3 +212,19 @@ def arrange(g: Game, player: str, zone: str, order: list[str]) -> None:
         raise InputProblem(f"{zone}: an arrangement names exactly the cards of {player}'s {zone}")
     ids[:] = list(order)
 
+
+def lift(g: Game, card_id: str) -> tuple[str, str, int]:
+    """4.21.1: a card being played is in no zone while it resolves; returns where it was."""
+    player, zone = g.state.locate(card_id)
+    ids = g.state.players[player].zones[zone]
+    index = ids.index(card_id)
+    ids.remove(card_id)
+    return player, zone, index
+
+
+def put_back(g: Game, card_id: str, spot: tuple[str, str, int]) -> None:
+    """Return a lifted card to where it was (before the mover sends it on, e.g. to the graveyard)."""
+    player, zone, index = spot
+    ids = g.state.players[player].zones[zone]
+    ids.insert(min(index, len(ids)), card_id)
+

@@ -85,6 +85,7 @@ import hashlib
 import json
 import re
 import shutil
+from collections import Counter
 import sys
 import tempfile
 from pathlib import Path
@@ -377,6 +378,19 @@ def _finding_key(f) -> tuple:
     return (f.kind, f.clause, f.source, re.sub(r"\d+", "#", f.message))
 
 
+def _beyond(findings, others) -> list[dict]:
+    """The findings of `findings` that `others` does not have (as a multiset, compared by key)."""
+    budget = Counter(_finding_key(f) for f in others)
+    out = []
+    for f in findings:
+        k = _finding_key(f)
+        if budget[k]:
+            budget[k] -= 1
+        else:
+            out.append(_finding_json(f))
+    return out
+
+
 def _finding_json(f) -> dict:
     return {"kind": f.kind, "clause": f.clause, "source": f.source, "line": f.line,
             "message": f.message}
@@ -526,26 +540,8 @@ def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None 
                                "cases": len(by_clause.get(c.id, []))})
 
     # --- findings ---------------------------------------------------------
-    old_keys: dict[tuple, int] = {}
-    for f in base.findings:
-        old_keys[_finding_key(f)] = old_keys.get(_finding_key(f), 0) + 1
-    new_keys: dict[tuple, int] = {}
-    for f in new.findings:
-        new_keys[_finding_key(f)] = new_keys.get(_finding_key(f), 0) + 1
-    seen: dict[tuple, int] = {}
-    new_findings = []
-    for f in new.findings:
-        k = _finding_key(f)
-        seen[k] = seen.get(k, 0) + 1
-        if seen[k] > old_keys.get(k, 0):
-            new_findings.append(_finding_json(f))
-    seen = {}
-    resolved = []
-    for f in base.findings:
-        k = _finding_key(f)
-        seen[k] = seen.get(k, 0) + 1
-        if seen[k] > new_keys.get(k, 0):
-            resolved.append(_finding_json(f))
+    new_findings = _beyond(new.findings, base.findings)   # findings the amendment brings
+    resolved = _beyond(base.findings, new.findings)       # findings it removes
 
     # --- what to review, aggregated -----------------------------------------
     review_cases: dict[str, dict] = {}
