@@ -31,6 +31,9 @@ Subcommands:
     renumbered, removed, added) and the cases, code and registers citing them;
     writes ``amendment.md`` and ``amendment.json``; exit 0 nothing cited
     changed, 1 review needed, 2 bad input (``reports.amendment``).
+``report --results FILE [--results FILE …] --out DIR [--prove FILE] [--amendment FILE]``
+    a static HTML site (``reports.html``): the implementation matrix, a page
+    per Kódex title, registers, proofs, amendment, run diffs.
 ``prove …``, ``fuzz …``
     delegated to ``properties.prove.main`` / ``properties.fuzz.main``
     (imported only when used).
@@ -484,6 +487,11 @@ def cmd_diff(args) -> int:
     return diff.main([args.old, args.new] + (["--json", args.json] if args.json else []))
 
 
+def cmd_report(args) -> int:
+    from reports.html.site import command
+    return command(args.results, args.out, prove=args.prove, amendment=args.amendment)
+
+
 def cmd_amend(args) -> int:
     from reports import amendment
     argv = [args.new_dir]
@@ -570,6 +578,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="write the comparison as JSON (to FILE, or stdout)")
     s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("report", help="a static HTML site from results files (implementation matrix)")
+    s.add_argument("--results", metavar="FILE", action="append", required=True,
+                   help="a results JSON (kodex run --json); repeatable, one column each")
+    s.add_argument("--out", metavar="DIR", required=True, help="where the site goes")
+    s.add_argument("--prove", metavar="FILE", help="kodex prove JSON to include")
+    s.add_argument("--amendment", metavar="FILE", help="kodex amend JSON to include")
+    s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("amend", help="what an amended Kódex changes; the cases and code to review")
     s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (file names as "

@@ -1,0 +1,839 @@
+"""A static HTML site from results files: ``kodex report``.
+
+Covers :func:`build_site`, which writes into one directory
+
+* ``index.html`` — the overview: the runs (one column per results file,
+  labelled by implementation name and version), an inline SVG chart of their
+  outcomes, and the **implementation matrix**: Kódex parts and titles as rows,
+  implementations as columns, each cell the pass rate with the counts of
+  pass / fail / error / skip / xfail (and of timeout, xpass, not_run and any
+  unknown outcome when there are some), coloured by the rate;
+* ``title-<section>.html`` — one page per Kódex title (and per ``rb7`` /
+  ``mk:`` section): each clause with its Hungarian text, the cases citing it
+  as their ``clause`` with every implementation's verdict, and for a case that
+  did not pass the first difference (path, expected, actual) and the message;
+* ``unknown.html`` — cases whose clause the catalog does not know (only when
+  there are some);
+* ``registers.html`` — the untestable registry and the conflicts register;
+* ``prove.html`` — the ``kodex prove`` results (``--prove PROVE.json``);
+* ``amendment.html`` — the amendment impact (``--amendment AMEND.json``);
+* ``diff-<i>-<j>.html`` — the comparison of two runs of one implementation
+  (same implementation name; each run with the next run of that name), from
+  :func:`reports.diff.compare`.
+
+Counting: a case counts in the row of the section of its ``clause``. The
+pass rate of a cell is (pass + xpass) / (cases − skip): a skipped case (the
+case does not hold under the ruleset run) is not a verdict; ``xfail``,
+``not_run`` and unknown outcomes count as not passed. A cell without a case
+shows a dash.
+
+The pages are self-contained: the CSS is inline, the charts are inline SVG,
+there is no script, and a Content-Security-Policy forbids every fetch, so the
+site works from ``file://`` and never touches the network. Every text that
+comes from outside (case titles, messages, differences, implementation names)
+is HTML-escaped. Files are written with :mod:`conformance.atomicio`.
+
+Results files: ``hkk-results/1`` and ``hkk-results/2`` (which adds the
+``not_run`` outcome, per-profile tallies and ``gave_up``); an outcome the page
+does not know gets its own count, never a crash.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import quote
+
+from conformance import atomicio
+
+ACCEPTED_SCHEMAS = ("hkk-results/1", "hkk-results/2")
+# the order outcomes are shown in; others follow in the order met
+KNOWN = ("pass", "fail", "error", "skip", "xfail", "timeout", "xpass", "not_run")
+ALWAYS = ("pass", "fail", "error", "skip", "xfail")     # shown in every cell
+PASSED = ("pass", "xpass")
+NOT_VERDICTS = ("skip",)
+SHORT = {"pass": "pass", "fail": "fail", "error": "error", "skip": "skip", "xfail": "xfail",
+         "timeout": "timeout", "xpass": "xpass", "not_run": "not run"}
+COLOUR = {"pass": "#2e8b57", "fail": "#c0392b", "error": "#8e44ad", "timeout": "#d35400",
+          "skip": "#b7950b", "xfail": "#2874a6", "xpass": "#e74c3c", "not_run": "#7f8c8d"}
+MANIFEST = ".kodex-report-files"
+PART_NAMES = {"rb7": "rb7 — 7th-edition rulebook, chapter 2",
+              "mk": "mk — M.A.G.U.S. rules 5.00"}
+
+
+class ReportInputError(Exception):
+    """A results, prove or amendment file that cannot be used (names the file)."""
+
+
+# --------------------------------------------------------------------------
+# inputs
+
+def _read_json(path: str | Path, what: str) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportInputError(f"{path}: no such file ({what})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportInputError(f"{path}: cannot read the {what}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportInputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); "
+                               f"expected a {what}") from None
+
+
+def load_results(path: str | Path) -> dict:
+    """A results file (``hkk-results/1`` or ``/2``), checked enough to report on."""
+    data = _read_json(path, "results file")
+    if not isinstance(data, dict):
+        raise ReportInputError(f"{path}: a results file is a JSON object")
+    schema = data.get("schema")
+    if schema not in ACCEPTED_SCHEMAS:
+        raise ReportInputError(f"{path}: field 'schema' is {schema!r}; expected one of "
+                               + ", ".join(ACCEPTED_SCHEMAS))
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise ReportInputError(f"{path}: field 'cases' must be a list")
+    for i, c in enumerate(cases):
+        if not isinstance(c, dict):
+            raise ReportInputError(f"{path}: cases[{i}] is not an object")
+        for key in ("case_id", "outcome"):
+            if not isinstance(c.get(key), str) or not c.get(key):
+                raise ReportInputError(f"{path}: cases[{i}].{key} is missing or not a string")
+    impl = data.get("implementation")
+    if impl is not None and not isinstance(impl, dict):
+        raise ReportInputError(f"{path}: field 'implementation' must be an object")
+    return data
+
+
+@dataclass
+class Run:
+    index: int
+    path: str
+    data: dict
+    label: str = ""
+    cases: dict = field(default_factory=dict)       # case_id -> case dict
+
+    @property
+    def impl(self) -> dict:
+        return self.data.get("implementation") or {}
+
+    @property
+    def name(self) -> str:
+        return str(self.impl.get("name") or "unnamed implementation")
+
+
+def _runs(results: Iterable[str | Path | dict]) -> list[Run]:
+    runs: list[Run] = []
+    for i, r in enumerate(results):
+        if isinstance(r, dict):
+            run = Run(i, r.get("_path", f"run {i + 1}"), r)
+        else:
+            run = Run(i, str(r), load_results(r))
+        run.cases = {c["case_id"]: c for c in run.data["cases"]}
+        runs.append(run)
+    seen: Counter = Counter()
+    for run in runs:
+        v = run.impl.get("version")
+        run.label = run.name + (f" {v}" if v else "")
+        seen[run.label] += 1
+    dup: Counter = Counter()
+    for run in runs:
+        if seen[run.label] > 1:
+            dup[run.label] += 1
+            run.label = f"{run.label} · run {dup[run.label]} ({Path(run.path).name})"
+    return runs
+
+
+# --------------------------------------------------------------------------
+# html helpers
+
+def e(value: Any) -> str:
+    """HTML-escaped text (quotes too: safe in attributes)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _slug(section: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", str(section)).strip("-") or "x"
+
+
+def title_page(section: str) -> str:
+    return f"title-{_slug(section)}.html"
+
+
+def _anchor(kind: str, ident: str) -> str:
+    """An element id for a clause or case (whitespace is not allowed in ids)."""
+    return kind + "-" + re.sub(r"\s", "_", str(ident))
+
+
+def _href(page: str, kind: str, ident: str) -> str:
+    return f"{page}#{quote(_anchor(kind, ident), safe='')}"
+
+
+def _json_short(value: Any, limit: int = 400) -> str:
+    try:
+        s = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        s = repr(value)
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222;
+background:#fafafa}
+header{background:#1f2d3d;color:#fff;padding:.6em 1.2em}
+header a{color:#cfe3ff;margin-right:1em}header h1{margin:.2em 0;font-size:1.3em}
+main{padding:1em 1.2em;max-width:100%}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:.25em .45em;vertical-align:top;font-size:.9em}
+th{background:#eef1f4;text-align:left}
+td.cell{text-align:center;min-width:7.5em;max-width:12em}td.cell a{color:inherit;text-decoration:none}
+td.cell .rate{font-weight:bold;font-size:1.05em}
+.counts{font-size:.78em}.counts span{white-space:nowrap}
+tr.part th{background:#d9e2ec;font-size:1em}
+.none{color:#999}
+.pass{color:#1e7b47;font-weight:bold}.fail,.xpass{color:#b03a2e;font-weight:bold}
+.error,.timeout{color:#7d3c98;font-weight:bold}.skip{color:#9a7d0a}.xfail{color:#21618c}
+.not_run,.unknown{color:#555;font-weight:bold}
+.kodex{background:#fff;border-left:3px solid #9ab;padding:.3em .6em;margin:.3em 0;
+max-width:60em}
+.clause{margin:1.2em 0;border-top:1px solid #ddd;padding-top:.4em}
+.clause h3{margin:.2em 0;font-size:1em}
+.diff{font-family:ui-monospace,monospace;font-size:.85em;white-space:pre-wrap;
+word-break:break-all}
+.exp{color:#1e7b47}.act{color:#b03a2e}
+.note{color:#555;font-size:.9em}
+del{background:#fdd}ins{background:#dfd}
+"""
+
+
+def _page(title: str, body: str, nav: list[tuple[str, str]]) -> str:
+    links = "".join(f'<a href="{e(h)}">{e(t)}</a>' for h, t in nav)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            "style-src 'unsafe-inline'; img-src data:\">"
+            "<link rel=\"icon\" href=\"data:,\">"
+            f"<title>{e(title)}</title><style>{CSS}</style></head><body>"
+            f"<header><h1>{e(title)}</h1><nav>{links}</nav></header>"
+            f"<main>{body}</main></body></html>\n")
+
+
+# --------------------------------------------------------------------------
+# counting
+
+def _section_of(clause: str, catalog) -> str:
+    from reports.diff import section_of
+    return section_of(clause, catalog)[0]
+
+
+def outcome_keys(counters: Iterable[Counter]) -> list[str]:
+    """The outcomes to show: the known ones in order, then unknown ones as met."""
+    extra: list[str] = []
+    for c in counters:
+        for k in c:
+            if k not in KNOWN and k not in extra:
+                extra.append(k)
+    return list(KNOWN) + extra
+
+
+def rate(counts: Counter) -> float | None:
+    total = sum(counts.values()) - sum(counts.get(k, 0) for k in NOT_VERDICTS)
+    if total <= 0:
+        return None
+    return sum(counts.get(k, 0) for k in PASSED) / total
+
+
+def _colour(r: float | None) -> str:
+    if r is None:
+        return "#f0f0f0"
+    return f"hsl({round(120 * r)},65%,{82 if r < 1 else 78}%)"
+
+
+def _pct(r: float | None) -> str:
+    if r is None:
+        return "—"
+    p = 100 * r
+    if 99.95 <= p < 100:
+        return "99.9%"
+    return f"{p:.1f}%" if p != 100 else "100%"
+
+
+def _cell(counts: Counter, href: str | None, run: Run, row: str) -> str:
+    n = sum(counts.values())
+    if not n:
+        return (f'<td class="cell none" data-run="{run.index}" data-row="{e(row)}" '
+                f'data-total="0">—</td>')
+    r = rate(counts)
+    shown = [k for k in outcome_keys([counts]) if k in ALWAYS or counts.get(k)]
+    data = " ".join(f'data-{e(_data_name(k))}="{counts.get(k, 0)}"' for k in shown)
+    counts_html = " · ".join(
+        f'<span class="{e(k if k in KNOWN else "unknown")}" title="{e(k)}">'
+        f'{e(SHORT.get(k, k))} {counts.get(k, 0)}</span>' for k in shown)
+    rate_html = f'<span class="rate">{_pct(r)}</span>'
+    if href:
+        rate_html = f'<a href="{e(href)}">{rate_html}</a>'
+    tip = f"{run.label}: {n} cases, " + ", ".join(f"{k} {counts.get(k, 0)}" for k in shown)
+    return (f'<td class="cell" style="background:{_colour(r)}" title="{e(tip)}" '
+            f'data-run="{run.index}" data-row="{e(row)}" data-total="{n}" {data}>'
+            f'{rate_html}<br><span class="counts">{counts_html}</span></td>')
+
+
+def _data_name(outcome: str) -> str:
+    """``data-*`` attribute name for an outcome (``o-`` + letters, digits, ``-``)."""
+    return "o-" + re.sub(r"[^a-z0-9]+", "-", outcome.lower()).strip("-")
+
+
+# --------------------------------------------------------------------------
+# the site
+
+class _Site:
+    def __init__(self, runs: list[Run], catalog, out: Path, prove: dict | None,
+                 amendment: dict | None, untestable: dict, conflicts: list):
+        self.runs, self.catalog, self.out = runs, catalog, out
+        self.prove, self.amendment = prove, amendment
+        self.untestable, self.conflicts = untestable, conflicts
+        self.sections = list(catalog.sections()) if catalog is not None else []
+        self.known_sections = {s for s, _t, _p in self.sections}
+        # every case id, in the order first met; its clause and title from the first run having it
+        self.case_info: dict[str, dict] = {}
+        for run in runs:
+            for cid, c in run.cases.items():
+                self.case_info.setdefault(cid, c)
+        self.by_section: dict[str, list[str]] = {}
+        self.by_clause: dict[str, list[str]] = {}
+        self.also: dict[str, list[str]] = {}
+        for cid, c in self.case_info.items():
+            clause = str(c.get("clause") or "")
+            sec = _section_of(clause, catalog) if clause else ""
+            if sec not in self.known_sections or (catalog is not None and clause not in catalog):
+                sec = "unknown"
+            self.by_section.setdefault(sec, []).append(cid)
+            self.by_clause.setdefault(clause, []).append(cid)
+            for a in c.get("also") or []:
+                self.also.setdefault(str(a), []).append(cid)
+        self.diffs = self._diff_pairs()
+        self.written: list[str] = []
+
+    # ---------------------------------------------------------------- pages
+    def nav(self) -> list[tuple[str, str]]:
+        nav = [("index.html", "Overview"), ("registers.html", "Registers")]
+        if self.prove is not None:
+            nav.append(("prove.html", "Proofs"))
+        if self.amendment is not None:
+            nav.append(("amendment.html", "Amendment"))
+        for (i, j), _d in self.diffs:
+            nav.append((f"diff-{i + 1}-{j + 1}.html", f"Diff {i + 1}→{j + 1}"))
+        return nav
+
+    def write(self, name: str, title: str, body: str) -> None:
+        atomicio.write_text(self.out / name, _page(title, body, self.nav()))
+        self.written.append(name)
+
+    def counts(self, run: Run, ids: Iterable[str]) -> Counter:
+        c: Counter = Counter()
+        for cid in ids:
+            case = run.cases.get(cid)
+            if case is not None:
+                c[case["outcome"]] += 1
+        return c
+
+    def build(self) -> list[str]:
+        self.overview()
+        for sec, title, part in self.sections:
+            self.title(sec, title, part)
+        if self.by_section.get("unknown"):
+            self.unknown()
+        self.registers()
+        if self.prove is not None:
+            self.prove_page()
+        if self.amendment is not None:
+            self.amendment_page()
+        for pair, d in self.diffs:
+            self.diff_page(pair, d)
+        return self.written
+
+    # ------------------------------------------------------------- overview
+    def overview(self) -> None:
+        runs = self.runs
+        b: list[str] = []
+        b.append(f'<p class="note">Generated {e(_now())} from {len(runs)} results '
+                 f'file{"s" if len(runs) != 1 else ""}. Pass rate = (pass + xpass) / '
+                 f'(cases − skip); xfail, not run and unknown outcomes count as not passed.</p>')
+        b.append("<h2>Runs</h2><table><tr><th>#</th><th>implementation</th><th>file</th>"
+                 "<th>ruleset</th><th>started</th><th>duration</th><th>cases</th>"
+                 "<th>pass rate</th><th>notes</th></tr>")
+        for run in runs:
+            d = run.data
+            tot = self.counts(run, run.cases)
+            notes = []
+            if d.get("schema") != ACCEPTED_SCHEMAS[0]:
+                notes.append(str(d.get("schema")))
+            if d.get("gave_up"):
+                notes.append("gave up: " + _json_short(d.get("gave_up"), 200))
+            dur = d.get("duration_ms")
+            b.append(f"<tr><td>{run.index + 1}</td><td>{e(run.label)}</td>"
+                     f"<td>{e(run.path)}</td><td>{e(d.get('ruleset'))}</td>"
+                     f"<td>{e(d.get('started'))}</td>"
+                     f"<td>{e(f'{dur / 1000:.2f} s' if isinstance(dur, (int, float)) else '')}</td>"
+                     f"<td>{len(run.cases)}</td><td>{_pct(rate(tot))}</td>"
+                     f"<td>{e('; '.join(notes))}</td></tr>")
+        b.append("</table>")
+        b.append("<h2>Outcomes</h2>" + self.chart())
+        b.append("<h2>Implementation matrix</h2>")
+        b.append('<table class="matrix" id="matrix"><tr><th>Kódex part / title</th>'
+                 + "".join(f'<th data-run="{r.index}">{e(r.label)}</th>' for r in runs)
+                 + "</tr>")
+        parts: dict[str, list[tuple[str, str]]] = {}
+        for sec, title, part in self.sections:
+            parts.setdefault(part, []).append((sec, title))
+        from reports.coverage import _part_label, section_label
+        for part, secs in parts.items():
+            ids = [cid for sec, _t in secs for cid in self.by_section.get(sec, [])]
+            b.append(f'<tr class="part"><th>{e(PART_NAMES.get(part, _part_label(part)))}</th>'
+                     + "".join(_cell(self.counts(r, ids), None, r, f"part:{part}") for r in runs)
+                     + "</tr>")
+            for sec, title in secs:
+                ids = self.by_section.get(sec, [])
+                page = title_page(sec)
+                b.append(f'<tr><th><a href="{e(page)}">{e(section_label(sec, title))}</a></th>'
+                         + "".join(_cell(self.counts(r, ids), page, r, sec) for r in runs)
+                         + "</tr>")
+        if self.by_section.get("unknown"):
+            ids = self.by_section["unknown"]
+            b.append('<tr><th><a href="unknown.html">clauses not in the catalog</a></th>'
+                     + "".join(_cell(self.counts(r, ids), "unknown.html", r, "unknown")
+                               for r in runs) + "</tr>")
+        b.append('<tr class="part"><th>all</th>'
+                 + "".join(_cell(self.counts(r, r.cases), None, r, "all") for r in runs)
+                 + "</tr></table>")
+        more = [f'<li><a href="registers.html">Untestable and conflicts registers</a> '
+                f'({len(self.untestable)} untestable, {len(self.conflicts)} conflicts)</li>']
+        if self.prove is not None:
+            more.append('<li><a href="prove.html">kodex prove results</a></li>')
+        if self.amendment is not None:
+            more.append('<li><a href="amendment.html">Amendment impact</a></li>')
+        for (i, j), _d in self.diffs:
+            more.append(f'<li><a href="diff-{i + 1}-{j + 1}.html">Diff of run {i + 1} → '
+                        f'run {j + 1}</a> ({e(runs[i].name)})</li>')
+        b.append("<h2>More</h2><ul>" + "".join(more) + "</ul>")
+        self.write("index.html", "HKK Kódex conformance report", "".join(b))
+
+    def chart(self) -> str:
+        """Stacked horizontal bars, one per run (inline SVG)."""
+        keys = outcome_keys(self.counts(r, r.cases) for r in self.runs)
+        width, bar_x, bar_w, row_h = 900, 300, 560, 26
+        height = row_h * len(self.runs) + 40
+        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                 f'viewBox="0 0 {width} {height}" role="img" aria-label="outcomes per run">']
+        for n, run in enumerate(self.runs):
+            y = 10 + n * row_h
+            c = self.counts(run, run.cases)
+            total = sum(c.values()) or 1
+            label = run.label if len(run.label) <= 44 else run.label[:43] + "…"
+            parts.append(f'<text x="{bar_x - 8}" y="{y + 15}" text-anchor="end" '
+                         f'font-size="12">{e(label)}</text>')
+            x = float(bar_x)
+            for k in keys:
+                v = c.get(k, 0)
+                if not v:
+                    continue
+                w = bar_w * v / total
+                parts.append(f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{row_h - 6}" '
+                             f'fill="{COLOUR.get(k, "#34495e")}"><title>{e(run.label)}: '
+                             f'{e(k)} {v}</title></rect>')
+                x += w
+            parts.append(f'<text x="{bar_x + bar_w + 6}" y="{y + 15}" font-size="11">'
+                         f'{sum(c.values())}</text>')
+        ly = height - 14
+        lx = bar_x
+        for k in keys:
+            if not any(self.counts(r, r.cases).get(k) for r in self.runs):
+                continue
+            parts.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" '
+                         f'fill="{COLOUR.get(k, "#34495e")}"/><text x="{lx + 14}" y="{ly}" '
+                         f'font-size="11">{e(k)}</text>')
+            lx += 24 + 7 * len(k)
+        parts.append("</svg>")
+        return "".join(parts)
+
+    # ---------------------------------------------------------- title pages
+    def verdicts_table(self, ids: list[str]) -> str:
+        if not ids:
+            return ""
+        rows = ['<table class="cases"><tr><th>case</th>'
+                + "".join(f"<th>{e(r.label)}</th>" for r in self.runs) + "</tr>"]
+        for cid in ids:
+            info = self.case_info[cid]
+            where = f"{info.get('file')}:{info.get('line')}" if info.get("file") else ""
+            cells = []
+            for run in self.runs:
+                case = run.cases.get(cid)
+                if case is None:
+                    cells.append('<td class="none">not in this run</td>')
+                    continue
+                cells.append("<td>" + _verdict(case) + "</td>")
+            rows.append(f'<tr id="{e(_anchor("case", cid))}"><td><b>{e(cid)}</b><br>'
+                        f'{e(info.get("title"))}<br><span class="note">{e(where)}</span></td>'
+                        + "".join(cells) + "</tr>")
+        rows.append("</table>")
+        return "".join(rows)
+
+    def title(self, sec: str, title: str, part: str) -> None:
+        from reports.coverage import _part_label, section_label
+        clauses = self.catalog.in_section(sec)
+        ids = self.by_section.get(sec, [])
+        b = [f'<p class="note">{e(_part_label(part))} · {len(clauses)} clauses · '
+             f'{len(ids)} cases</p>', '<table><tr><th>implementation</th><th>pass rate</th>'
+             '<th>counts</th></tr>']
+        for run in self.runs:
+            c = self.counts(run, ids)
+            b.append(f"<tr><td>{e(run.label)}</td><td>{_pct(rate(c))}</td><td>"
+                     + e(", ".join(f"{k} {v}" for k, v in sorted(c.items()))) + "</td></tr>")
+        b.append("</table>")
+        for cl in clauses:
+            anchor = _anchor("clause", cl.id)
+            head = f"{cl.id}" + (f" — {cl.title}" if cl.title else "")
+            b.append(f'<section class="clause" id="{e(anchor)}"><h3>{e(head)}</h3>')
+            if cl.text:
+                b.append(f'<p class="kodex" lang="hu">{e(cl.text)}</p>')
+            b.append(f'<p class="note">{e(cl.source)}:{cl.line}'
+                     + (f" · untestable: {e(self.untestable[cl.id])}"
+                        if cl.id in self.untestable else "") + "</p>")
+            cases = self.by_clause.get(cl.id, [])
+            if cases:
+                b.append(self.verdicts_table(cases))
+            elif cl.text:
+                b.append('<p class="note">No case in these results has this clause as its '
+                         'own.</p>')
+            also = self.also.get(cl.id, [])
+            if also:
+                b.append('<p class="note">Also cited by: ' + ", ".join(
+                    f'<a href="{e(self.case_href(cid))}">{e(cid)}</a>' for cid in also) + "</p>")
+            b.append("</section>")
+        self.write(title_page(sec), section_label(sec, title), "".join(b))
+
+    def case_href(self, cid: str) -> str:
+        clause = str(self.case_info[cid].get("clause") or "")
+        sec = _section_of(clause, self.catalog) if clause else ""
+        if sec not in self.known_sections or (self.catalog is not None
+                                              and clause not in self.catalog):
+            return _href("unknown.html", "case", cid)
+        return _href(title_page(sec), "case", cid)
+
+    def unknown(self) -> None:
+        ids = self.by_section["unknown"]
+        body = ('<p class="note">These cases cite a clause the clause catalog does not know '
+                '(or cite none).</p>' + self.verdicts_table(ids))
+        self.write("unknown.html", "Cases citing clauses not in the catalog", body)
+
+    # ------------------------------------------------------------ registers
+    def clause_link(self, cid: str) -> str:
+        cl = self.catalog.get(cid) if self.catalog is not None else None
+        if cl is None:
+            return e(cid)
+        return f'<a href="{e(_href(title_page(cl.section), "clause", cid))}">{e(cid)}</a>'
+
+    def registers(self) -> None:
+        b = [f"<h2>Untestable clauses ({len(self.untestable)})</h2>",
+             "<table><tr><th>clause</th><th>title</th><th>reason</th></tr>"]
+        for cid, reason in sorted(self.untestable.items(), key=lambda kv: _natural(kv[0])):
+            cl = self.catalog.get(cid) if self.catalog is not None else None
+            b.append(f"<tr><td>{self.clause_link(cid)}</td>"
+                     f"<td>{e(cl.title or cl.section_title if cl else '')}</td>"
+                     f"<td>{e(reason)}</td></tr>")
+        b.append(f"</table><h2>Conflicts register ({len(self.conflicts)})</h2>")
+        for c in self.conflicts:
+            clauses = ", ".join(self.clause_link(str(x)) for x in c.get("clauses") or [])
+            b.append(f'<section class="clause" id="{e(_anchor("conflict", c.get("id")))}">'
+                     f'<h3>{e(c.get("id"))}</h3><p>{clauses}'
+                     + (f' · {e(c.get("kind"))}' if c.get("kind") else "")
+                     + f'</p><p>{e(c.get("summary"))}</p>')
+            readings = c.get("readings")
+            if isinstance(readings, dict) and readings:
+                b.append("<table><tr><th>reading</th><th>clause</th><th>text</th>"
+                         "<th>effect</th><th>ruleset</th></tr>")
+                for name, r in readings.items():
+                    r = r if isinstance(r, dict) else {"text": r}
+                    b.append(f"<tr><td>{e(name)}{' (default)' if name == c.get('default') else ''}"
+                             f"</td><td>{self.clause_link(str(r.get('clause', '')))}</td>"
+                             f'<td lang="hu">{e(r.get("text"))}</td><td>{e(r.get("effect"))}</td>'
+                             f"<td>{e(r.get('ruleset'))}</td></tr>")
+                b.append("</table>")
+            b.append(f'<p class="note">option {e(c.get("option"))}; default '
+                     f'{e(c.get("default"))}. {e(c.get("why"))}</p></section>')
+        self.write("registers.html", "Untestable and conflicts registers", "".join(b))
+
+    # ---------------------------------------------------------------- prove
+    def prove_page(self) -> None:
+        p = self.prove
+        b = [f'<p class="note">schema {e(p.get("schema"))} · policies '
+             f'{e(", ".join(map(str, p.get("policies") or [])))} · exit code '
+             f'{e(p.get("exit_code"))} · {e(p.get("elapsed_ms"))} ms</p>']
+        rows = p.get("rows") or []
+        if rows:
+            b.append("<h2>Properties</h2><table><tr><th>property</th><th>policy</th>"
+                     "<th>verdict</th><th>status</th><th>ms</th><th>detail</th></tr>")
+            for r in rows:
+                if not isinstance(r, dict):
+                    continue
+                st = str(r.get("status", ""))
+                b.append(f"<tr><td>{e(r.get('property'))}</td><td>{e(r.get('policy'))}</td>"
+                         f"<td>{e(r.get('verdict'))}</td><td class=\"{e(_status_class(st))}\">"
+                         f"{e(st)}</td><td>{e(r.get('ms'))}</td>"
+                         f'<td class="diff">{e(_text(r.get("detail")))}</td></tr>')
+            b.append("</table>")
+        fr = p.get("flat_reading")
+        if isinstance(fr, dict):
+            b.append(f"<h2>Flat reading</h2><p>{e(fr.get('finding'))}</p>")
+            for cid, q in (fr.get("quotes") or {}).items():
+                b.append(f'<p>{self.clause_link(cid)}</p><p class="kodex" lang="hu">{e(q)}</p>')
+        gaps = p.get("gaps") or []
+        b.append(f"<h2>Gaps ({len(gaps)})</h2>")
+        if gaps:
+            b.append("<table><tr><th>id</th><th>policy</th><th>clauses</th><th>why</th>"
+                     "<th>known</th></tr>")
+            for g in gaps:
+                if not isinstance(g, dict):
+                    continue
+                b.append(f"<tr><td>{e(g.get('id'))}</td><td>{e(g.get('policy'))}</td><td>"
+                         + ", ".join(self.clause_link(str(x)) for x in g.get("clauses") or [])
+                         + f"</td><td>{e(g.get('why'))}</td><td>{e(g.get('known'))}</td></tr>")
+            b.append("</table>")
+        rest = {k: v for k, v in p.items() if k not in
+                ("schema", "policies", "rows", "flat_reading", "gaps", "exit_code", "elapsed_ms")}
+        if rest:
+            b.append('<h2>Further results</h2><pre class="diff">'
+                     + e(json.dumps(rest, ensure_ascii=False, indent=1)[:20000]) + "</pre>")
+        self.write("prove.html", "kodex prove", "".join(b))
+
+    # ------------------------------------------------------------ amendment
+    def amendment_page(self) -> None:
+        a = self.amendment
+        s = a.get("summary") or {}
+        b = ["<h2>Summary</h2><table>"]
+        for k, v in s.items():
+            b.append(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>")
+        b.append("</table>")
+        for kind in ("changed", "moved", "removed", "added"):
+            rows = a.get(kind) or []
+            b.append(f"<h2>{e(kind.capitalize())} ({len(rows)})</h2>")
+            if not rows:
+                continue
+            b.append("<table><tr><th>clause</th><th>title</th><th>text / difference</th>"
+                     "<th>cases to review</th></tr>")
+            for r in rows:
+                if not isinstance(r, dict):
+                    continue
+                cid = r.get("id") or f"{r.get('from')} → {r.get('to')}"
+                text = r.get("word_diff") or (r.get("new") or r.get("old") or {}).get("text")
+                impact = r.get("impact") or {}
+                cases = [c.get("id") for c in impact.get("cases") or [] if isinstance(c, dict)]
+                if kind == "added":
+                    cov = r.get("covered_by") or {}
+                    cases = list(cov.get("cases") or []) if isinstance(cov, dict) else []
+                b.append(f"<tr><td>{e(cid)}</td><td>{e(r.get('title') or r.get('heading'))}</td>"
+                         f'<td class="diff" lang="hu">{_word_diff_html(str(text or ""))}</td>'
+                         f"<td>{', '.join(self._case_link(c) for c in cases)}</td></tr>")
+            b.append("</table>")
+        review = (a.get("review") or {}).get("cases") or []
+        b.append(f"<h2>Cases to review ({len(review)})</h2><ul>")
+        for r in review:
+            if isinstance(r, dict):
+                b.append(f"<li>{self._case_link(r.get('id'))} — {e(r.get('title'))} "
+                         f"<span class=\"note\">{e(r.get('file'))}:{e(r.get('line'))} · "
+                         f"{e(', '.join(map(str, r.get('clauses') or [])))}</span></li>")
+        b.append("</ul>")
+        self.write("amendment.html", "Amendment impact", "".join(b))
+
+    def _case_link(self, cid: Any) -> str:
+        cid = str(cid)
+        if cid in self.case_info:
+            return f'<a href="{e(self.case_href(cid))}">{e(cid)}</a>'
+        return e(cid)
+
+    # ----------------------------------------------------------------- diff
+    def _diff_pairs(self) -> list[tuple[tuple[int, int], dict]]:
+        from reports.diff import compare
+        pairs = []
+        last: dict[str, int] = {}
+        for run in self.runs:
+            if run.name in last:
+                i = last[run.name]
+                old = self.runs[i]
+                pairs.append(((i, run.index), compare(old.data, run.data, self.catalog,
+                                                      old.path, run.path)))
+            last[run.name] = run.index
+        return pairs
+
+    def diff_page(self, pair: tuple[int, int], d: dict) -> None:
+        i, j = pair
+        old, new = self.runs[i], self.runs[j]
+        reg = [c for c in d["changed"] if c["kind"] == "regression"]
+        fix = [c for c in d["changed"] if c["kind"] == "fix"]
+        b = [f"<p>Run {i + 1}: {e(old.label)} — {e(old.path)}<br>Run {j + 1}: {e(new.label)} — "
+             f"{e(new.path)}</p>",
+             f'<p><span class="fail">{len(reg)} regressions</span> · <span class="pass">'
+             f'{len(fix)} fixes</span> · {len(d["changed"]) - len(reg) - len(fix)} other changes'
+             f' · {len(d["added"])} added · {len(d["removed"])} removed</p>',
+             "<h2>Totals</h2><table><tr><th>outcome</th><th>before</th><th>after</th>"
+             "<th>delta</th></tr>"]
+        for k, t in d["totals"].items():
+            if t["old"] or t["new"]:
+                b.append(f"<tr><td>{e(k)}</td><td>{t['old']}</td><td>{t['new']}</td>"
+                         f"<td>{t['delta']:+d}</td></tr>")
+        b.append("</table><h2>Changed cases</h2>")
+        if d["changed"]:
+            b.append("<table><tr><th>case</th><th>clause</th><th>before</th><th>after</th>"
+                     "<th>kind</th></tr>")
+            order = {"regression": 0, "change": 1, "fix": 2}
+            for c in sorted(d["changed"], key=lambda c: order.get(c["kind"], 3)):
+                b.append(f"<tr><td>{self._case_link(c['case_id'])}<br>{e(c.get('title'))}</td>"
+                         f"<td>{self.clause_link(str(c.get('clause')))}</td>"
+                         f'<td class="{e(c["old"])}">{e(c["old"])}</td>'
+                         f'<td class="{e(c["new"])}">{e(c["new"])}</td>'
+                         f'<td class="{"fail" if c["kind"] == "regression" else ""}">'
+                         f"{e(c['kind'])}</td></tr>")
+            b.append("</table>")
+        else:
+            b.append("<p>No case changed its outcome.</p>")
+        for kind in ("added", "removed"):
+            if d[kind]:
+                b.append(f"<h2>{kind.capitalize()} cases ({len(d[kind])})</h2><ul>"
+                         + "".join(f"<li>{self._case_link(c['case_id'])} ({e(c['outcome'])})"
+                                   f"</li>" for c in d[kind]) + "</ul>")
+        b.append("<h2>Per title</h2><table><tr><th>title</th><th>passed before</th>"
+                 "<th>passed after</th><th>delta</th></tr>")
+        for r in d["sections"]:
+            if r["delta"] or r["old_cases"] != r["new_cases"]:
+                b.append(f"<tr><td>{e(r['section'])} {e(r['title'])}</td>"
+                         f"<td>{r['old_passed']}/{r['old_cases']}</td>"
+                         f"<td>{r['new_passed']}/{r['new_cases']}</td>"
+                         f"<td>{r['delta']:+d}</td></tr>")
+        b.append("</table>")
+        self.write(f"diff-{i + 1}-{j + 1}.html", f"Diff: {old.name}, run {i + 1} → run {j + 1}",
+                   "".join(b))
+
+
+def _verdict(case: dict) -> str:
+    o = str(case.get("outcome"))
+    cls = o if o in KNOWN else "unknown"
+    out = f'<span class="{e(cls)}">{e(o)}</span>'
+    if o in PASSED:
+        return out
+    bits = []
+    d = case.get("difference")
+    if isinstance(d, dict):
+        bits.append(f"first difference at {e(d.get('path') or '(top)')}\n"
+                    f'<span class="exp">expected: {e(_json_short(d.get("expected")))}</span>\n'
+                    f'<span class="act">actual:   {e(_json_short(d.get("actual")))}</span>')
+    if case.get("message"):
+        bits.append(e(_text(case.get("message"))[:1500]))
+    if bits:
+        out += '<div class="diff">' + "\n".join(bits) + "</div>"
+    return out
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else _json_short(v, 2000)
+
+
+def _status_class(status: str) -> str:
+    s = status.lower()
+    if s in ("ok", "proved", "pass", "known"):
+        return "pass"
+    if s in ("fail", "failed", "counterexample", "error", "new"):
+        return "fail"
+    return ""
+
+
+def _word_diff_html(text: str) -> str:
+    """``[-old-]{+new+}`` markers of reports.amendment as <del>/<ins> (escaped)."""
+    out, pos = [], 0
+    for m in re.finditer(r"\[-(.*?)-\]|\{\+(.*?)\+\}", text, flags=re.S):
+        out.append(e(text[pos:m.start()]))
+        if m.group(1) is not None:
+            out.append(f"<del>{e(m.group(1))}</del>")
+        else:
+            out.append(f"<ins>{e(m.group(2))}</ins>")
+        pos = m.end()
+    out.append(e(text[pos:]))
+    return "".join(out)
+
+
+def _natural(s: str):
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.:]", str(s))]
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------
+# entry point
+
+def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
+               prove: str | Path | dict | None = None,
+               amendment: str | Path | dict | None = None,
+               catalog=None, untestable: dict | None = None,
+               conflicts: list | None = None) -> Path:
+    """Write the site for ``results`` (paths or loaded results dicts) into
+    ``out_dir``; returns the path of ``index.html``. Raises
+    :class:`ReportInputError` on unusable input (nothing is written then)."""
+    runs = _runs(results)
+    if not runs:
+        raise ReportInputError("no results file given")
+    if isinstance(prove, (str, Path)):
+        prove = _read_json(prove, "kodex prove JSON")
+    if prove is not None and not isinstance(prove, dict):
+        raise ReportInputError("the prove file is not a JSON object")
+    if isinstance(amendment, (str, Path)):
+        path = amendment
+        amendment = _read_json(amendment, "amendment JSON (kodex amend --json)")
+        if not isinstance(amendment, dict) or amendment.get("schema") != "hkk-amendment/1":
+            raise ReportInputError(f"{path}: not an hkk-amendment/1 file")
+    if catalog is None:
+        from conformance.catalog import load_catalog
+        catalog = load_catalog()
+    if untestable is None or conflicts is None:
+        from reports.coverage import load_conflicts, load_untestable
+        untestable = load_untestable() if untestable is None else untestable
+        conflicts = load_conflicts() if conflicts is None else conflicts
+    out = Path(out_dir)
+    site = _Site(runs, catalog, out, prove, amendment, untestable, conflicts)
+    written = site.build()
+    _remove_stale(out, written)
+    return out / "index.html"
+
+
+def _remove_stale(out: Path, written: list[str]) -> None:
+    """Pages an earlier build wrote into ``out`` that this one did not (listed
+    in the manifest; nothing else in the directory is touched)."""
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        for name in manifest.read_text(encoding="utf-8").split():
+            if name not in written and re.fullmatch(r"[A-Za-z0-9.-]+\.html", name):
+                (out / name).unlink(missing_ok=True)
+    atomicio.write_text(manifest, "\n".join(written) + "\n")
+
+
+def command(results: list[str], out_dir: str, prove: str | None = None,
+            amendment: str | None = None, console=None) -> int:
+    """``kodex report``: 0 when the site is written, 2 on unusable input."""
+    from rich.console import Console
+    from rich.text import Text
+    console = console or Console(highlight=False)
+    try:
+        index = build_site(results, out_dir, prove=prove, amendment=amendment)
+    except ReportInputError as exc:
+        Console(stderr=True, highlight=False).print(Text(f"kodex report: {exc}", style="red"),
+                                                    soft_wrap=True)
+        return 2
+    console.print(Text(f"report written: {index.resolve()}", style="bold"), soft_wrap=True)
+    return 0
