@@ -11,12 +11,15 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
 	touch $(STAMP)
 
-# the main job: the full corpus against the reference engine, then the coverage summary
+# the main job: the full corpus against the reference engine, the coverage summary,
+# then the HTML report (reports/runs/ and reports/site/ are not tracked)
 run: $(STAMP)
-	$(BIN)/kodex run -q --coverage
+	$(BIN)/kodex run -q --coverage --json reports/runs/reference.json; rc=$$?; \
+	$(BIN)/kodex report --results reports/runs/reference.json --prove reports/prove.json \
+	  --out reports/site || exit $$?; exit $$rc
 
 # the test suite: unit tests, the corpus collected by pytest, the properties and proofs
 test: $(STAMP)

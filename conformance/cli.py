@@ -12,7 +12,8 @@ Subcommands:
 ``check [paths…]``
     load and validate cases without running them; exit 2 on input errors.
 ``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
-[--json FILE] [--xfail FILE] [--timeout S] [-q] [--coverage]``
+[--json FILE] [--xfail FILE] [--timeout S] [-q] [--coverage] [--junit FILE]
+[--ndjson FILE|-]``
     run cases in-process (reference engine) or through an implementation
     speaking protocol 1; exit 0 when everything passes (skips and xfails
     allowed), 1 on any fail/error/timeout/xpass (or when the implementation
@@ -383,7 +384,7 @@ def _open_impl(command: str, timeout: float | None, console: Console):
 def cmd_run(args) -> int:
     from conformance.runner import DEFAULT_TIMEOUT, load_xfail, run_cases
 
-    console = _console()
+    console = _console(stderr=args.ndjson == "-")  # stdout carries the NDJSON then
     catalog = _catalog_or_none()
     all_cases, errors = load_cases(args.paths, catalog=catalog)
     _print_errors(console, errors)
@@ -403,14 +404,23 @@ def cmd_run(args) -> int:
         info = impl.implementation
         console.print(Text(f"implementation: {info.get('name', '?')} {info.get('version', '')}"
                            f" ({info.get('language', '?')})", style="dim"))
+    from conformance import outputs
+    stream = outputs.NdjsonStream(args.ndjson) if args.ndjson else None
     t0 = time.perf_counter()
     try:
         report = run_cases(cases, ruleset=args.ruleset, impl=impl, xfail=xfail, progress=True,
                            timeout=args.timeout or DEFAULT_TIMEOUT,
-                           on_outcome=lambda oc: print_outcome(console, oc, catalog, args.quiet))
+                           on_outcome=lambda oc: (print_outcome(console, oc, catalog, args.quiet),
+                                                  stream and stream.case(oc)))
+        if stream is not None:
+            stream.totals(report)
     finally:
         if impl is not None:
             impl.close()
+        if stream is not None:
+            stream.close()
+    if args.junit:
+        outputs.write_junit(args.junit, report)
     console.print(totals_text(report.totals, time.perf_counter() - t0))
     if impl is not None and impl.stderr_path:
         console.print(Text(f"implementation stderr: {impl.stderr_path}", style="dim"))
@@ -553,6 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ruleset", metavar="NAME", help="run under this ruleset only")
     s.add_argument("--json", metavar="FILE", help="write the results JSON (hkk-results/1)")
     s.add_argument("--xfail", metavar="FILE", help="expected failures of the implementation")
+    s.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case)")
+    s.add_argument("--ndjson", metavar="FILE", help="stream one JSON line per case ('-': stdout)")
     s.add_argument("--timeout", metavar="S", type=float, help="per-case deadline (default 5)")
     s.add_argument("-q", "--quiet", action="store_true", help="print only non-passing cases")
     s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
