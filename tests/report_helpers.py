@@ -56,3 +56,42 @@ def degraded(ref: dict, name: str = "degraded-fake", version: str = "0.0.1",
     out["totals"] = totals
     out["gave_up"] = None
     return out
+
+
+_CACHE: dict = {}
+
+
+def cached_reference() -> dict:
+    """The reference run, once per test session (a deep copy for each caller)."""
+    if "ref" not in _CACHE:
+        _CACHE["ref"] = reference_results()
+    return copy.deepcopy(_CACHE["ref"])
+
+
+def real_amendment(tmp_dir) -> dict:
+    """The amendment impact of a real edit of clause 4.0's text (with markup in it)."""
+    from pathlib import Path
+
+    from reports import amendment
+    src = Path(amendment.KODEX_DIR)
+    doc = sorted(src.glob("002*.txt"))[0]
+    text = doc.read_text(encoding="utf-8")
+    old = "Egyes részletszabályok"
+    assert old in text
+    new_dir = Path(tmp_dir)
+    new_dir.mkdir(parents=True, exist_ok=True)
+    (new_dir / doc.name).write_text(text.replace(old, "Egyes <b>új</b> részletszabályok", 1),
+                                    encoding="utf-8")
+    return amendment.analyse(new_dir)
+
+
+def section_counts(results: dict, catalog) -> dict[str, dict[str, int]]:
+    """{section: {outcome: n}} straight from a results dict (a case counts in the
+    section of its clause; clauses the catalog does not know under ``unknown``)."""
+    out: dict[str, dict[str, int]] = {}
+    for c in results["cases"]:
+        cl = catalog.get(c["clause"])
+        sec = str(cl.section) if cl is not None else "unknown"
+        row = out.setdefault(sec, {})
+        row[c["outcome"]] = row.get(c["outcome"], 0) + 1
+    return out

@@ -1,0 +1,290 @@
+"""The static HTML report (reports/html, ``kodex report``): the matrix shows the
+numbers of the results files, every clause and case has its place, text from
+outside is escaped, two runs of one implementation get a diff page, bad input
+is reported by file."""
+from __future__ import annotations
+
+import html
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conformance.catalog import load_catalog
+from conformance.cli import main as kodex
+from reports.html.site import ReportInputError, build_site, rate
+from report_helpers import (HOSTILE, cached_reference, degraded, real_amendment,
+                                  section_counts)
+
+
+class _Cells(HTMLParser):
+    """Every matrix cell's data-* attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells: list[dict] = []
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"])
+        if tag == "td" and "cell" in (a.get("class") or "").split():
+            self.cells.append(a)
+
+
+def _parse(path: Path) -> _Cells:
+    p = _Cells()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("runs")
+    ref = cached_reference()
+    fake = degraded(ref)
+    ref["cases"][1]["title"] = HOSTILE        # titles come from outside: any run's
+    paths = []
+    for name, data in (("ref.json", ref), ("fake.json", fake)):
+        (d / name).write_text(json.dumps(data), encoding="utf-8")
+        paths.append(d / name)
+    return ref, fake, paths
+
+
+@pytest.fixture(scope="module")
+def site(runs, tmp_path_factory):
+    _ref, _fake, paths = runs
+    out = tmp_path_factory.mktemp("site")
+    index = build_site(paths, out)
+    return out, index
+
+
+def test_matrix_numbers_are_those_of_the_json(runs, site, catalog):
+    ref, fake, _paths = runs
+    out, index = site
+    cells = _parse(index).cells
+    expected = [section_counts(ref, catalog), section_counts(fake, catalog)]
+    checked = 0
+    for cell in cells:
+        run, row = int(cell["data-run"]), cell["data-row"]
+        if row.startswith("part:") or row == "all":
+            continue
+        want = expected[run].get(row, {})
+        assert int(cell["data-total"]) == sum(want.values()), (run, row)
+        for outcome, n in want.items():
+            key = "data-o-" + outcome.replace("_", "-")
+            assert int(cell[key]) == n, (run, row, outcome)
+        checked += 1
+    sections = {s for s, _t, _p in catalog.sections()}
+    assert checked == 2 * len(sections)
+    totals = [c for c in cells if c["data-row"] == "all"]
+    assert len(totals) == 2
+    for cell, data in zip(totals, (ref, fake)):
+        assert int(cell["data-total"]) == len(data["cases"])
+        for outcome, n in data["totals"].items():
+            if n:
+                assert int(cell["data-o-" + outcome.replace("_", "-")]) == n
+    # the unknown outcome has its own count; the degraded run shows all the others too
+    fake_all = totals[1]
+    assert int(fake_all["data-o-mystery"]) == fake["totals"]["mystery"]
+    for outcome in ("fail", "error", "skip", "xfail", "timeout", "xpass", "not-run"):
+        assert int(fake_all[f"data-o-{outcome}"]) > 0
+
+
+def test_rate_excludes_skips_and_counts_other_non_passes():
+    from collections import Counter
+    assert rate(Counter({"pass": 3, "skip": 5, "fail": 1})) == pytest.approx(0.75)
+    assert rate(Counter({"pass": 1, "xpass": 1, "xfail": 1, "not_run": 1})) == pytest.approx(0.5)
+    assert rate(Counter({"skip": 2})) is None
+    assert rate(Counter({"mystery": 2})) == 0
+
+
+def test_rate_text_shown_in_cells(runs, site, catalog):
+    ref, fake, _ = runs
+    out, index = site
+    text = index.read_text(encoding="utf-8")
+    assert "hkk-kodex reference 0.1.0" in text and "degraded-fake 0.0.1" in text
+    # the "all" row of the reference is 100%; the fake's is its computed rate
+    from collections import Counter
+    r = rate(Counter(fake["totals"]))
+    cell = re.search(r'<td class="cell"[^>]*data-run="1" data-row="all"[^>]*>(.*?)</td>', text)
+    assert cell and f"{100 * r:.1f}%" in cell.group(1)
+
+
+def test_every_clause_and_case_has_its_place(runs, site, catalog):
+    ref, _fake, _ = runs
+    out, _index = site
+    ids_by_page: dict[str, set[str]] = {}
+    for sec, _title, _part in catalog.sections():
+        page = out / f"title-{re.sub(r'[^A-Za-z0-9.]+', '-', sec).strip('-')}.html"
+        assert page.is_file(), page
+        ids_by_page[page.name] = _parse(page).ids
+        for cl in catalog.in_section(sec):
+            assert f"clause-{cl.id}" in ids_by_page[page.name], (page.name, cl.id)
+    all_ids = set().union(*ids_by_page.values())
+    for c in ref["cases"]:
+        assert f"case-{c['case_id']}" in all_ids, c["case_id"]
+    # the Hungarian text of a clause is on its title's page
+    cl = catalog.get("4.0")
+    assert html.escape(cl.text) in (out / "title-4.html").read_text(encoding="utf-8")
+
+
+def test_failures_show_the_first_difference(site):
+    out, _ = site
+    text = "".join(p.read_text(encoding="utf-8") for p in out.glob("title-*.html"))
+    assert "first difference at players.A.hp" in text
+    assert "&lt;b&gt;8&lt;/b&gt;" in text          # the actual value, escaped
+
+
+def test_hostile_titles_are_escaped(site):
+    out, _ = site
+    pages = list(out.glob("*.html"))
+    seen = False
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        assert "<script" not in text, p.name
+        assert "<img" not in text and "<em>" not in text, p.name
+        if html.escape(HOSTILE, quote=True) in text:
+            seen = True
+    assert seen, "the hostile title is shown (escaped) somewhere"
+
+
+def test_hostile_implementation_and_messages_are_escaped(runs, tmp_path):
+    ref, _fake, _ = runs
+    evil = degraded(ref, name='<svg onload=alert(1)>"', version="<i>1</i>")
+    for c in evil["cases"][:20]:
+        c["outcome"] = "<b>odd</b>"
+        c["message"] = "</td></tr><script>x</script>"
+        c["clause"] = "<u>9.9</u>"
+    out = tmp_path / "site"
+    build_site([evil], out)
+    for p in out.glob("*.html"):
+        text = p.read_text(encoding="utf-8")
+        for raw in ("<svg onload", "<i>1</i>", "<b>odd</b>", "<script", "<u>9.9</u>"):
+            assert raw not in text, (p.name, raw)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "&lt;svg onload=alert(1)&gt;&quot;" in index
+    assert "&lt;b&gt;odd&lt;/b&gt; 20" in index           # an unknown outcome: its own count
+    assert "&lt;/td&gt;&lt;/tr&gt;&lt;script&gt;" in (out / "unknown.html").read_text("utf-8")
+
+
+def test_internal_links_resolve(site):
+    out, _ = site
+    ids = {p.name: _parse(p).ids for p in out.glob("*.html")}
+    from urllib.parse import unquote
+    n = 0
+    for p in out.glob("*.html"):
+        for href in _parse(p).hrefs:
+            assert "://" not in href and not href.startswith("//"), (p.name, href)
+            page, _, frag = href.partition("#")
+            page = page or p.name
+            assert page in ids, (p.name, href)
+            if frag:
+                assert unquote(frag) in ids[page], (p.name, href)
+            n += 1
+    assert n > 1000
+
+
+def test_no_network_no_script(site):
+    out, _ = site
+    for p in out.glob("*.html"):
+        text = p.read_text(encoding="utf-8")
+        assert "default-src 'none'" in text
+        assert not re.search(r'(src|href)="(https?:)?//', text), p.name
+        assert "<script" not in text
+
+
+def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
+    ref, fake, paths = runs
+    later = json.loads(json.dumps(fake))
+    later["implementation"]["version"] = "0.0.2"
+    fixed = [c for c in later["cases"] if c["outcome"] == "fail"][:5]
+    for c in fixed:
+        c["outcome"] = "pass"
+    broke = [c for c in later["cases"] if c["outcome"] == "pass"][-3:]
+    for c in broke:
+        c["outcome"] = "fail"
+    p3 = tmp_path / "fake2.json"
+    p3.write_text(json.dumps(later), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site([paths[0], paths[1], p3], out)
+    page = out / "diff-2-3.html"
+    assert page.is_file()
+    text = page.read_text(encoding="utf-8")
+    assert "3 regressions" in text and "5 fixes" in text
+    for c in broke + fixed:
+        assert html.escape(c["case_id"]) in text
+    assert 'href="diff-2-3.html"' in (out / "index.html").read_text(encoding="utf-8")
+    # the reference and the fake are different implementations: no diff page between them
+    assert not (out / "diff-1-2.html").exists()
+    # a rebuild without the second run removes the stale diff page, nothing else
+    (out / "mine.txt").write_text("keep", encoding="utf-8")
+    build_site([paths[0]], out)
+    assert not page.exists() and (out / "mine.txt").exists()
+
+
+def test_prove_and_amendment_pages(runs, tmp_path):
+    _ref, _fake, paths = runs
+    root = Path(__file__).resolve().parents[1]
+    amend = real_amendment(tmp_path / "amended")
+    ap = tmp_path / "amend.json"
+    ap.write_text(json.dumps(amend, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(paths, out, prove=root / "reports" / "prove.json", amendment=ap)
+    prove = (out / "prove.html").read_text(encoding="utf-8")
+    data = json.loads((root / "reports" / "prove.json").read_text(encoding="utf-8"))
+    for row in data["rows"]:
+        assert html.escape(str(row["property"])) in prove
+    am = (out / "amendment.html").read_text(encoding="utf-8")
+    assert "4.0" in am and "<ins>" in am and "&lt;b&gt;új&lt;/b&gt;" in am
+    assert "<b>új</b>" not in am
+
+
+def test_cli_writes_site_and_names_index(runs, tmp_path, capsys):
+    _ref, _fake, paths = runs
+    out = tmp_path / "cli-site"
+    rc = kodex(["report", "--results", str(paths[0]), "--results", str(paths[1]),
+                "--out", str(out)])
+    assert rc == 0
+    assert str((out / "index.html").resolve()) in capsys.readouterr().out.replace("\n", "")
+
+
+@pytest.mark.parametrize("content, needle", [
+    ('{"schema": "hkk-results/9", "cases": []}', "field 'schema'"),
+    ('{"schema": "hkk-results/1",\n "cases": [}', ":2:"),
+    ('{"schema": "hkk-results/1", "cases": [{"case_id": "x"}]}', "cases[0].outcome"),
+    ('[1, 2]', "JSON object"),
+])
+def test_bad_results_named_by_file_and_nothing_written(tmp_path, capsys, content, needle):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(ReportInputError) as exc:
+        build_site([bad], tmp_path / "site")
+    assert str(bad) in str(exc.value) and needle in str(exc.value)
+    rc = kodex(["report", "--results", str(bad), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "bad.json" in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()
+    rc = kodex(["report", "--results", str(tmp_path / "missing.json"), "--out",
+                str(tmp_path / "site")])
+    assert rc == 2 and "missing.json" in capsys.readouterr().err
+
+
+def test_report_module_not_imported_at_cli_start():
+    import subprocess
+    import sys
+    code = ("import sys, conformance.cli; conformance.cli.build_parser(); "
+            "print('reports.html' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
