@@ -1,0 +1,213 @@
+"""The HTML report in a real headless browser (system Chromium driven by Playwright).
+
+The site is built from two implementations' results (the reference run and a
+degraded fake) plus a second run of the fake (a diff page), the ``kodex
+prove`` results and a real amendment, so that every kind of page is loaded.
+Checked: every page loads without console errors, page errors or any request
+other than the page itself (the network is closed and must not be needed);
+the matrix shows the numbers of the JSON as the browser renders them; every
+link between pages resolves (file and anchor); clicking through works; a
+screenshot of the overview is kept ($KODEX_ARTIFACTS, else the pytest tmp dir).
+
+The browser: $KODEX_CHROMIUM, else /usr/bin/chromium, else chromium /
+chromium-browser / google-chrome on PATH. Without one (or without the
+``playwright`` package) the tests SKIP and say so loudly; ``.ci/run``
+installs Debian's chromium when it is missing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from conformance.catalog import load_catalog
+from reports.html.site import build_site
+from report_helpers import cached_reference, degraded, real_amendment, section_counts
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _browser() -> str | None:
+    env = os.environ.get("KODEX_CHROMIUM")
+    if env:
+        return env if Path(env).is_file() else None
+    if Path("/usr/bin/chromium").is_file():
+        return "/usr/bin/chromium"
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _skip_loudly(why: str):
+    msg = (f"BROWSER TESTS NOT RUN — the HTML report was NOT checked in a browser: {why}. "
+           "Install Debian's chromium (apt-get install chromium chromium-driver; .ci/run does "
+           "this as root) and the test extra (pip install -e '.[test]').")
+    import warnings
+    warnings.warn(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    exe = _browser()
+    if exe is None:
+        _skip_loudly("no Chromium found (KODEX_CHROMIUM, /usr/bin/chromium, PATH)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _skip_loudly(f"the playwright package is not installed ({exc})")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=exe, headless=True, args=FLAGS,
+            viewport={"width": 1400, "height": 1000})
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp("browser-site")
+    ref = cached_reference()
+    fake = degraded(ref)
+    later = degraded(ref, version="0.0.2")
+    for c in later["cases"][:100]:
+        c["outcome"] = "pass"
+    later["totals"] = {}
+    for c in later["cases"]:
+        later["totals"][c["outcome"]] = later["totals"].get(c["outcome"], 0) + 1
+    paths = []
+    for name, data in (("reference.json", ref), ("fake.json", fake), ("fake2.json", later)):
+        (d / name).write_text(json.dumps(data), encoding="utf-8")
+        paths.append(d / name)
+    amend = d / "amend.json"
+    amend.write_text(json.dumps(real_amendment(d / "amended"), ensure_ascii=False),
+                     encoding="utf-8")
+    out = d / "site"
+    index = build_site(paths, out, prove=ROOT / "reports" / "prove.json", amendment=amend)
+    return out, index, (ref, fake, later)
+
+
+def _load(ctx, url: str):
+    """Open ``url``; (page, console errors, page errors, foreign requests)."""
+    page = ctx.new_page()
+    errors, page_errors, requests = [], [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    resp = page.goto(url, wait_until="load")
+    assert resp is None or resp.ok, url
+    foreign = [u for u in requests if not (u.split("#")[0] == url.split("#")[0]
+                                           or u.startswith("data:"))]
+    return page, errors, page_errors, foreign
+
+
+def test_every_page_loads_cleanly_and_links_resolve(browser_context, built):
+    out, _index, _data = built
+    pages = sorted(out.glob("*.html"))
+    assert len(pages) > 60
+    ids: dict[str, set[str]] = {}
+    links: dict[str, list[str]] = {}
+    for p in pages:
+        url = p.resolve().as_uri()
+        page, errors, page_errors, foreign = _load(browser_context, url)
+        try:
+            assert not errors, (p.name, errors[:5])
+            assert not page_errors, (p.name, page_errors[:5])
+            assert not foreign, (p.name, foreign[:5])
+            assert page.title(), p.name
+            ids[p.name] = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))
+            links[p.name] = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        finally:
+            page.close()
+    checked = 0
+    for name, hrefs in links.items():
+        for href in hrefs:
+            u = urlparse(href)
+            assert u.scheme == "file", (name, href)
+            target = Path(unquote(u.path))
+            assert target.is_file(), (name, href)
+            if u.fragment:
+                assert unquote(u.fragment) in ids[target.name], (name, href)
+            checked += 1
+    assert checked > 1000
+
+
+def test_matrix_shows_the_numbers_of_the_json(browser_context, built):
+    out, index, (ref, fake, later) = built
+    catalog = load_catalog()
+    page, errors, page_errors, _ = _load(browser_context, index.resolve().as_uri())
+    try:
+        heads = page.eval_on_selector_all("#matrix tr:first-child th",
+                                          "els => els.map(e => e.innerText.trim())")
+        assert heads[1:] == ["hkk-kodex reference 0.1.0", "degraded-fake 0.0.1",
+                             "degraded-fake 0.0.2"]
+        cells = page.eval_on_selector_all(
+            "#matrix td.cell", "els => els.map(e => [e.dataset.run, e.dataset.row, e.innerText])")
+        clause_links = page.eval_on_selector_all("#matrix th a",
+                                                 "els => els.map(e => e.innerText)")
+    finally:
+        page.close()
+    runs = (ref, fake, later)
+    expected = [section_counts(r, catalog) for r in runs]
+    seen_rows = 0
+    for run, row, text in cells:
+        run = int(run)
+        if row == "all":
+            want = {k: v for k, v in runs[run]["totals"].items() if v}
+        elif row.startswith("part:"):
+            continue
+        else:
+            want = expected[run].get(row, {})
+        if not want:
+            assert text.strip() == "—", (run, row, text)
+            continue
+        shown = {m.group(1): int(m.group(2))
+                 for m in re.finditer(r"([a-z_ ]+?) (\d+)(?: ·|$)", " ".join(text.split()))}
+        shown = {k.strip().replace(" ", "_"): v for k, v in shown.items()}
+        for outcome, n in want.items():
+            assert shown.get(outcome) == n, (run, row, outcome, text)
+        passed = want.get("pass", 0) + want.get("xpass", 0)
+        denom = sum(want.values()) - want.get("skip", 0)
+        if denom:
+            pct = 100 * passed / denom
+            assert (f"{pct:.1f}%" in text or (pct == 100 and "100%" in text)
+                    or (99.95 <= pct < 100 and "99.9%" in text)), (run, row, text)
+        seen_rows += 1
+    assert seen_rows == sum(len([v for v in e.values() if v]) + 1 for e in expected)
+    # the titles are there with their Kódex numbers and Hungarian names
+    assert any(t.startswith("4. Alapfogalmak") for t in clause_links)
+
+
+def test_click_through_to_a_clause_and_screenshot(browser_context, built):
+    out, index, _ = built
+    page, errors, page_errors, _ = _load(browser_context, index.resolve().as_uri())
+    try:
+        artefacts = Path(os.environ.get("KODEX_ARTIFACTS") or out.parent / "artefacts")
+        artefacts.mkdir(parents=True, exist_ok=True)
+        shot = artefacts / "report-overview.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+        print(f"overview screenshot: {shot}")
+        page.click("#matrix a[href='title-4.html']")
+        page.wait_for_load_state("load")
+        assert page.url.endswith("/title-4.html")
+        assert page.locator("[id='clause-4.0'] .kodex").inner_text().startswith("Egyes")
+        page.click("header a[href='index.html']")
+        page.wait_for_load_state("load")
+        assert page.url.endswith("/index.html")
+        assert not errors and not page_errors
+    finally:
+        page.close()
