@@ -288,3 +288,20 @@ def test_report_module_not_imported_at_cli_start():
             "print('reports.html' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_results_2_fields_gave_up_and_inconsistent_totals_are_shown(runs, tmp_path):
+    ref, _fake, _ = runs
+    v2 = degraded(ref)
+    v2["gave_up"] = {"after": "4.2/x", "reason": "implementation crashed <twice>"}
+    v2["profiles"] = {"kodex": {"pass": 1}}
+    v2["totals"]["pass"] += 1                      # a file whose totals lie
+    out = tmp_path / "site"
+    build_site([v2], out)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "GAVE UP" in index and "implementation crashed &lt;twice&gt;" in index
+    assert "disagrees with its cases" in index
+    assert "Further fields of run 1 (gave_up, profiles)" in index
+    consistent = degraded(ref)
+    build_site([consistent], out)
+    assert "disagrees" not in (out / "index.html").read_text(encoding="utf-8")

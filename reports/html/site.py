@@ -62,6 +62,8 @@ SHORT = {"pass": "pass", "fail": "fail", "error": "error", "skip": "skip", "xfai
 COLOUR = {"pass": "#2e8b57", "fail": "#c0392b", "error": "#8e44ad", "timeout": "#d35400",
           "skip": "#b7950b", "xfail": "#2874a6", "xpass": "#e74c3c", "not_run": "#7f8c8d"}
 MANIFEST = ".kodex-report-files"
+V1_FIELDS = ("schema", "implementation", "ruleset", "started", "finished", "duration_ms",
+             "cases", "totals")
 PART_NAMES = {"rb7": "rb7 — 7th-edition rulebook, chapter 2",
               "mk": "mk — M.A.G.U.S. rules 5.00"}
 
@@ -285,6 +287,24 @@ def _cell(counts: Counter, href: str | None, run: Run, row: str) -> str:
             f'{rate_html}<br><span class="counts">{counts_html}</span></td>')
 
 
+def _bar(counts: Counter, width: int = 220, height: int = 12) -> str:
+    """One stacked bar of outcomes (inline SVG), each part titled with its count."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="outcomes">']
+    x = 0.0
+    for k in outcome_keys([counts]):
+        v = counts.get(k, 0)
+        if v:
+            w = width * v / total
+            out.append(f'<rect x="{x:.2f}" y="0" width="{w:.2f}" height="{height}" '
+                       f'fill="{COLOUR.get(k, "#34495e")}"><title>{e(k)} {v}</title></rect>')
+            x += w
+    return "".join(out) + "</svg>"
+
+
 def _data_name(outcome: str) -> str:
     """``data-*`` attribute name for an outcome (``o-`` + letters, digits, ``-``)."""
     return "o-" + re.sub(r"[^a-z0-9]+", "-", outcome.lower()).strip("-")
@@ -376,15 +396,28 @@ class _Site:
             if d.get("schema") != ACCEPTED_SCHEMAS[0]:
                 notes.append(str(d.get("schema")))
             if d.get("gave_up"):
-                notes.append("gave up: " + _json_short(d.get("gave_up"), 200))
+                notes.append("GAVE UP: " + _json_short(d.get("gave_up"), 200))
+            declared = d.get("totals")
+            if isinstance(declared, dict) and {k: v for k, v in declared.items() if v} != \
+                    {k: v for k, v in tot.items() if v}:
+                notes.append("its 'totals' field disagrees with its cases (the cases are shown): "
+                             + _json_short(declared, 200))
             dur = d.get("duration_ms")
             b.append(f"<tr><td>{run.index + 1}</td><td>{e(run.label)}</td>"
                      f"<td>{e(run.path)}</td><td>{e(d.get('ruleset'))}</td>"
                      f"<td>{e(d.get('started'))}</td>"
                      f"<td>{e(f'{dur / 1000:.2f} s' if isinstance(dur, (int, float)) else '')}</td>"
                      f"<td>{len(run.cases)}</td><td>{_pct(rate(tot))}</td>"
-                     f"<td>{e('; '.join(notes))}</td></tr>")
+                     f'<td class="{"fail" if notes and d.get("gave_up") else ""}">'
+                     f"{e('; '.join(notes))}</td></tr>")
         b.append("</table>")
+        for run in runs:
+            extra = {k: v for k, v in run.data.items() if k not in V1_FIELDS}
+            if extra:
+                b.append(f"<details><summary>Further fields of run {run.index + 1} "
+                         f"({e(', '.join(extra))})</summary><pre class=\"diff\">"
+                         + e(json.dumps(extra, ensure_ascii=False, indent=1, default=str)[:20000])
+                         + "</pre></details>")
         b.append("<h2>Outcomes</h2>" + self.chart())
         b.append("<h2>Implementation matrix</h2>")
         b.append('<table class="matrix" id="matrix"><tr><th>Kódex part / title</th>'
@@ -491,11 +524,12 @@ class _Site:
         ids = self.by_section.get(sec, [])
         b = [f'<p class="note">{e(_part_label(part))} · {len(clauses)} clauses · '
              f'{len(ids)} cases</p>', '<table><tr><th>implementation</th><th>pass rate</th>'
-             '<th>counts</th></tr>']
+             '<th>outcomes</th><th>counts</th></tr>']
         for run in self.runs:
             c = self.counts(run, ids)
-            b.append(f"<tr><td>{e(run.label)}</td><td>{_pct(rate(c))}</td><td>"
-                     + e(", ".join(f"{k} {v}" for k, v in sorted(c.items()))) + "</td></tr>")
+            b.append(f"<tr><td>{e(run.label)}</td><td>{_pct(rate(c))}</td><td>{_bar(c)}</td><td>"
+                     + e(", ".join(f"{k} {c[k]}" for k in outcome_keys([c]) if c.get(k)))
+                     + "</td></tr>")
         b.append("</table>")
         for cl in clauses:
             anchor = _anchor("clause", cl.id)
