@@ -102,6 +102,36 @@ def test_matrix_numbers_are_those_of_the_json(runs, site, catalog):
         assert int(fake_all[f"data-o-{outcome}"]) > 0
 
 
+def test_clause_matrix_numbers_and_clause_ids_on_the_overview(runs, site, catalog):
+    ref, fake, _ = runs
+    out, index = site
+    per_clause = []
+    for data in (ref, fake):
+        rows: dict[str, dict[str, int]] = {}
+        for c in data["cases"]:
+            if c["clause"] in catalog:
+                row = rows.setdefault(c["clause"], {})
+                row[c["outcome"]] = row.get(c["outcome"], 0) + 1
+        per_clause.append(rows)
+    cells = _parse(out / "clauses.html").cells
+    seen = set()
+    for cell in cells:
+        run, clause = int(cell["data-run"]), cell["data-row"]
+        want = per_clause[run].get(clause, {})
+        assert int(cell.get("data-total", 0)) == sum(want.values()), (run, clause)
+        for outcome, n in want.items():
+            assert int(cell["data-o-" + outcome.replace("_", "-")]) == n, (run, clause, outcome)
+        seen.add(clause)
+    assert seen == set(per_clause[0]) | set(per_clause[1])
+    # the overview's matrix names the clause ids of each title, linking to them
+    parsed = _parse(index)
+    for clause in per_clause[0]:
+        cl = catalog.get(clause)
+        page = f"title-{re.sub(r'[^A-Za-z0-9.]+', '-', cl.section).strip('-')}.html"
+        assert any(h.startswith(page + "#clause-") and h.endswith(clause.replace(":", "%3A"))
+                   for h in parsed.hrefs), clause
+
+
 def test_rate_excludes_skips_and_counts_other_non_passes():
     from collections import Counter
     assert rate(Counter({"pass": 3, "skip": 5, "fail": 1})) == pytest.approx(0.75)

@@ -211,6 +211,7 @@ max-width:60em}
 word-break:break-all}
 .exp{color:#1e7b47}.act{color:#b03a2e}
 .note{color:#555;font-size:.9em}
+details.ids{font-weight:normal;font-size:.8em;max-width:22em}details.ids a{margin-right:.3em}
 del{background:#fdd}ins{background:#dfd}
 """
 
@@ -305,6 +306,20 @@ def _bar(counts: Counter, width: int = 220, height: int = 12) -> str:
     return "".join(out) + "</svg>"
 
 
+def _compact_cell(counts: Counter, run: Run, row: str) -> str:
+    n = sum(counts.values())
+    if not n:
+        return f'<td class="cell none" data-run="{run.index}" data-row="{e(row)}">—</td>'
+    r = rate(counts)
+    passed = sum(counts.get(k, 0) for k in PASSED)
+    denom = n - sum(counts.get(k, 0) for k in NOT_VERDICTS)
+    data = " ".join(f'data-{e(_data_name(k))}="{v}"' for k, v in counts.items())
+    tip = ", ".join(f"{k} {counts[k]}" for k in outcome_keys([counts]) if counts.get(k))
+    return (f'<td class="cell" style="background:{_colour(r)}" title="{e(tip)}" '
+            f'data-run="{run.index}" data-row="{e(row)}" data-total="{n}" {data}>'
+            f'{passed}/{denom}</td>')
+
+
 def _data_name(outcome: str) -> str:
     """``data-*`` attribute name for an outcome (``o-`` + letters, digits, ``-``)."""
     return "o-" + re.sub(r"[^a-z0-9]+", "-", outcome.lower()).strip("-")
@@ -343,7 +358,8 @@ class _Site:
 
     # ---------------------------------------------------------------- pages
     def nav(self) -> list[tuple[str, str]]:
-        nav = [("index.html", "Overview"), ("registers.html", "Registers")]
+        nav = [("index.html", "Overview"), ("clauses.html", "Clauses"),
+               ("registers.html", "Registers")]
         if self.prove is not None:
             nav.append(("prove.html", "Proofs"))
         if self.amendment is not None:
@@ -366,6 +382,7 @@ class _Site:
 
     def build(self) -> list[str]:
         self.overview()
+        self.clause_matrix()
         for sec, title, part in self.sections:
             self.title(sec, title, part)
         if self.by_section.get("unknown"):
@@ -435,7 +452,8 @@ class _Site:
             for sec, title in secs:
                 ids = self.by_section.get(sec, [])
                 page = title_page(sec)
-                b.append(f'<tr><th><a href="{e(page)}">{e(section_label(sec, title))}</a></th>'
+                b.append(f'<tr><th><a href="{e(page)}">{e(section_label(sec, title))}</a>'
+                         + self.clause_ids(sec) + "</th>"
                          + "".join(_cell(self.counts(r, ids), page, r, sec) for r in runs)
                          + "</tr>")
         if self.by_section.get("unknown"):
@@ -446,7 +464,9 @@ class _Site:
         b.append('<tr class="part"><th>all</th>'
                  + "".join(_cell(self.counts(r, r.cases), None, r, "all") for r in runs)
                  + "</tr></table>")
-        more = [f'<li><a href="registers.html">Untestable and conflicts registers</a> '
+        more = ['<li><a href="clauses.html">Clause matrix</a> (every tested clause × '
+                'implementation)</li>',
+                f'<li><a href="registers.html">Untestable and conflicts registers</a> '
                 f'({len(self.untestable)} untestable, {len(self.conflicts)} conflicts)</li>']
         if self.prove is not None:
             more.append('<li><a href="prove.html">kodex prove results</a></li>')
@@ -457,6 +477,46 @@ class _Site:
                         f'run {j + 1}</a> ({e(runs[i].name)})</li>')
         b.append("<h2>More</h2><ul>" + "".join(more) + "</ul>")
         self.write("index.html", "HKK Kódex conformance report", "".join(b))
+
+    def tested_clauses(self, sec: str) -> list:
+        """The clauses of ``sec`` that some case has as its own, in document order."""
+        return [cl for cl in self.catalog.in_section(sec) if self.by_clause.get(cl.id)]
+
+    def clause_ids(self, sec: str) -> str:
+        """The clause ids of a title row: a collapsed list linking to the clauses."""
+        tested = self.tested_clauses(sec)
+        if not tested:
+            return ""
+        page = title_page(sec)
+        links = " ".join(f'<a href="{e(_href(page, "clause", cl.id))}">{e(cl.id)}</a>'
+                         for cl in tested)
+        return (f'<details class="ids"><summary>{len(tested)} clauses: {e(tested[0].id)} … '
+                f'{e(tested[-1].id)}</summary>{links}</details>')
+
+    def clause_matrix(self) -> None:
+        """Every tested clause × implementation: passed / counted cases per cell."""
+        from reports.coverage import section_label
+        b = ['<p class="note">Each cell: cases passed / cases with a verdict (skips left out) '
+             'among the cases that have the clause as their own; colour by the rate. '
+             'The title pages show the cases.</p><table class="matrix" id="clause-matrix">'
+             '<tr><th>clause</th>' + "".join(f'<th data-run="{r.index}">{e(r.label)}</th>'
+                                           for r in self.runs) + "</tr>"]
+        for sec, title, _part in self.sections:
+            tested = self.tested_clauses(sec)
+            if not tested:
+                continue
+            page = title_page(sec)
+            b.append(f'<tr class="part"><th colspan="{len(self.runs) + 1}"><a href="{e(page)}">'
+                     f'{e(section_label(sec, title))}</a></th></tr>')
+            for cl in tested:
+                ids = self.by_clause[cl.id]
+                b.append(f'<tr><th><a href="{e(_href(page, "clause", cl.id))}">{e(cl.id)}</a>'
+                         f'{(" " + e(cl.title)) if cl.title else ""} '
+                         f'<span class="note" lang="hu">{e(_clip(cl.text, 90))}</span></th>'
+                         + "".join(_compact_cell(self.counts(r, ids), r, cl.id)
+                                   for r in self.runs) + "</tr>")
+        b.append("</table>")
+        self.write("clauses.html", "Clause matrix", "".join(b))
 
     def chart(self) -> str:
         """Stacked horizontal bars, one per run (inline SVG)."""
@@ -772,6 +832,11 @@ def _verdict(case: dict) -> str:
     if bits:
         out += '<div class="diff">' + "\n".join(bits) + "</div>"
     return out
+
+
+def _clip(text: str | None, n: int) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
 def _text(v: Any) -> str:
