@@ -8,6 +8,9 @@ Covers :func:`build_site`, which writes into one directory
   implementations as columns, each cell the pass rate with the counts of
   pass / fail / error / skip / xfail (and of timeout, xpass, not_run and any
   unknown outcome when there are some), coloured by the rate;
+  Each title row also lists (collapsed) the ids of its tested clauses;
+* ``clauses.html`` — the clause matrix: every clause some case has as its own
+  × implementation, each cell passed / cases with a verdict;
 * ``title-<section>.html`` — one page per Kódex title (and per ``rb7`` /
   ``mk:`` section): each clause with its Hungarian text, the cases citing it
   as their ``clause`` with every implementation's verdict, and for a case that
