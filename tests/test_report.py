@@ -335,3 +335,14 @@ def test_results_2_fields_gave_up_and_inconsistent_totals_are_shown(runs, tmp_pa
     consistent = degraded(ref)
     build_site([consistent], out)
     assert "disagrees" not in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_results_file_without_cases_is_loud(tmp_path, capsys):
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"schema": "hkk-results/1", "implementation": {"name": "x"},
+                                 "cases": [], "totals": {}}), encoding="utf-8")
+    out = tmp_path / "site"
+    rc = kodex(["report", "--results", str(empty), "--out", str(out)])
+    assert rc == 1
+    assert "NO cases" in capsys.readouterr().err
+    assert "NO CASES" in (out / "index.html").read_text(encoding="utf-8")

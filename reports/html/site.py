@@ -201,7 +201,7 @@ th{background:#eef1f4;text-align:left}
 td.cell{text-align:center;min-width:7.5em;max-width:12em}td.cell a{color:inherit;text-decoration:none}
 td.cell .rate{font-weight:bold;font-size:1.05em}
 .counts{font-size:.78em}.counts span{white-space:nowrap}
-tr.part th{background:#d9e2ec;font-size:1em}
+tr.part th{background:#d9e2ec;font-size:1em}table.matrix th:first-child{max-width:24em}
 .none{color:#999}
 .pass{color:#1e7b47;font-weight:bold}.fail,.xpass{color:#b03a2e;font-weight:bold}
 .error,.timeout{color:#7d3c98;font-weight:bold}.skip{color:#9a7d0a}.xfail{color:#21618c}
@@ -415,6 +415,8 @@ class _Site:
             notes = []
             if d.get("schema") != ACCEPTED_SCHEMAS[0]:
                 notes.append(str(d.get("schema")))
+            if not run.cases:
+                notes.append("NO CASES: this run tested nothing")
             if d.get("gave_up"):
                 notes.append("GAVE UP: " + _json_short(d.get("gave_up"), 200))
             declared = d.get("totals")
@@ -428,7 +430,7 @@ class _Site:
                      f"<td>{e(d.get('started'))}</td>"
                      f"<td>{e(f'{dur / 1000:.2f} s' if isinstance(dur, (int, float)) else '')}</td>"
                      f"<td>{len(run.cases)}</td><td>{_pct(rate(tot))}</td>"
-                     f'<td class="{"fail" if notes and d.get("gave_up") else ""}">'
+                     f'<td class="{"fail" if d.get("gave_up") or not run.cases else ""}">'
                      f"{e('; '.join(notes))}</td></tr>")
         b.append("</table>")
         for run in runs:
@@ -493,8 +495,11 @@ class _Site:
         page = title_page(sec)
         links = " ".join(f'<a href="{e(_href(page, "clause", cl.id))}">{e(cl.id)}</a>'
                          for cl in tested)
-        return (f'<details class="ids"><summary>{len(tested)} clauses: {e(tested[0].id)} … '
-                f'{e(tested[-1].id)}</summary>{links}</details>')
+        span = (e(tested[0].id) if len(tested) == 1
+                else f"{e(tested[0].id)} … {e(tested[-1].id)}")
+        noun = "clause" if len(tested) == 1 else "clauses"
+        return (f'<details class="ids"><summary>{len(tested)} {noun}: {span}</summary>'
+                f'{links}</details>')
 
     def clause_matrix(self) -> None:
         """Every tested clause × implementation: passed / counted cases per cell."""
@@ -927,7 +932,8 @@ def _remove_stale(out: Path, written: list[str]) -> None:
 
 def command(results: list[str], out_dir: str, prove: str | None = None,
             amendment: str | None = None, console=None) -> int:
-    """``kodex report``: 0 when the site is written, 2 on unusable input."""
+    """``kodex report``: 0 when the site is written, 1 when it is written but a
+    results file has no case at all (it tested nothing), 2 on unusable input."""
     from rich.console import Console
     from rich.text import Text
     console = console or Console(highlight=False)
@@ -938,4 +944,9 @@ def command(results: list[str], out_dir: str, prove: str | None = None,
                                                     soft_wrap=True)
         return 2
     console.print(Text(f"report written: {index.resolve()}", style="bold"), soft_wrap=True)
-    return 0
+    empty = [r for r in results if not load_results(r)["cases"]]
+    for r in empty:
+        Console(stderr=True, highlight=False).print(Text(
+            f"kodex report: {r}: this results file has NO cases: it tested nothing", style="red"),
+            soft_wrap=True)
+    return 1 if empty else 0
