@@ -20,7 +20,9 @@ docs/engine-semantics.md (extra verbs and state fields, via
   ``then.removed`` and ``then`` zones; a ``create`` step defines its id from
   that step on); a card listed in two zones or twice; ``then.error.step``
   beyond the steps; duplicate case ids across all files; clause ids
-  (``clause``, ``also``) missing from the Kódex catalog.
+  (``clause``, ``also``) missing from the Kódex catalog; the closed
+  vocabularies of ``conformance/vocabulary.py`` (keywords, counters, card
+  kinds, events and fields, with a did-you-mean).
 
 API: :func:`load_files`, :func:`load_text`, :class:`Case`,
 :class:`InputError`, :class:`LoadResult`.
@@ -520,6 +522,21 @@ def _check_case(case: Any, cptr: str, f: _File) -> set[str]:
     return bad_steps
 
 
+def _check_vocabulary(case: Any, cptr: str, f: _File) -> set[str]:
+    """The closed vocabularies (conformance/vocabulary.py, docs/spec/hkk-vocabulary.md):
+    unknown keywords, counters, card kinds, events, event/card/player fields and
+    keyword aliases, each with a did-you-mean. Returns the pointers under which
+    the schema's own errors are redundant."""
+    from conformance.vocabulary import check_case
+    suppress: set[str] = set()
+    for ptr, msg, under in check_case(case, cptr):
+        if any(ptr == n or ptr.startswith(n + "/") for n in f.neutralised):
+            continue                # already reported as an unsafe or recursive node
+        f.error(ptr, msg)
+        suppress.add(under)
+    return suppress
+
+
 def _card_refs(kind: str, value: Any) -> Iterable[tuple[tuple, str]]:
     """(sub-pointer segments, card id) for every card id in an argument value."""
     if kind not in CARD_TYPES:
@@ -590,6 +607,7 @@ def _load_one(text: str, name: str) -> tuple[list[tuple[int, dict]], _File, list
     if isinstance(cases, list):
         for i, case in enumerate(cases):
             bad_steps |= _check_case(case, join("/cases", i), f)
+            bad_steps |= _check_vocabulary(case, join("/cases", i), f)
     for ptr, msg in _schema_errors(data, f):
         if any(ptr == b or ptr.startswith(b + "/") for b in bad_steps | f.neutralised):
             continue

@@ -166,13 +166,18 @@ def test_then_shapes(validator):
                  {"error": {"clause": "4.8", "step": 0}}, {"error": {"clause": "hkk-case/1"}},
                  {"result": "ongoing"}, {"result": {"winner": "A"}}, {"result": {"draw": True}},
                  {"events": [{"event": "healed", "target": "A"}]}, {"removed": ["c1"]},
-                 {"anything": {"else": [1]}}):
+                 {"turn": {"phase": "end"}}, {"cards": {"c1": {"zone": "hand", "max_hp": 3}}}):
         doc["cases"][0]["then"] = {**then, **good}
         assert errors(validator, doc) == [], good
     for bad in ({"error": "yes"}, {"error": {"clause": 4.8}}, {"error": {"step": -1}},
                 {"error": {"clauses": "4.8"}}, {"result": "won"}, {"result": {"winner": "C"}},
                 {"result": {"draw": False}}, {"events": [{"target": "A"}]},
-                {"events": {"event": "healed"}}, {"removed": "c1"}):
+                {"events": {"event": "healed"}}, {"removed": "c1"},
+                {"anything": {"else": [1]}},                        # then is closed
+                {"events": [{"event": "heald"}]},                   # unknown event
+                {"events": [{"event": "healed", "player": "A"}]},   # not a field of healed
+                {"cards": {"c1": {"dmg": 2}}},                      # unknown card field
+                {"players": {"A": {"hitpoints": 2}}}):
         doc["cases"][0]["then"] = {**then, **bad}
         assert errors(validator, doc), bad
 

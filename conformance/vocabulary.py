@@ -1,0 +1,709 @@
+"""The closed vocabularies of `hkk-case/1`, from one source.
+
+docs/spec/hkk-vocabulary.md documents every entry listed here (checked by
+tests/test_spec_docs.py). This module holds, as data:
+
+* ``KINDS``: card kinds (from the engine's ``model.state.KINDS``);
+* ``KEYWORDS``: keyword abilities with the fields each reads; ``ACTIVATED_FIELDS``
+  and ``TIMED_FIELDS`` that any ability entry may carry; ``KEYWORD_ALIASES``
+  (the engine's other spellings, which ``kodex check`` rejects naming the
+  canonical keyword); ``IMMUNITY_TO``, ``TIMINGS``;
+* ``COUNTERS``: the counters the Kódex lists (117.0–127.2) plus the project's
+  ``strength``/``weakness``; a counter the kit does not know is written with
+  the prefix ``x-`` (``EXTENSION_PREFIX``), does nothing by itself (117.2);
+* ``EVENTS``: events with their fields and the fields an implementation must
+  carry;
+* ``MOVE_CAUSES``: the values of ``moved.cause`` and ``MOVE_CAUSE_BY_VERB``;
+* ``REFUSALS``: the clause per verb and situation;
+* ``CARD_FIELDS``, ``RETURNED_CARD_FIELDS``, ``PLAYER_FIELDS``, ``THEN_FIELDS``:
+  the field names of a card, a player and ``then``.
+
+It is used in two ways:
+
+1. ``python -m conformance.vocabulary`` regenerates the vocabulary parts of the
+   JSON Schema (``conformance/schema/hkk-case-1.schema.json``); a test checks the
+   committed schema equals :func:`generated_schema`.
+2. :func:`check_case` is called by the loader: an unknown keyword, counter, card
+   kind, event, event field, card field or player field is an input error with a
+   did-you-mean; an alias is an input error naming the canonical name.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from model.state import KEYWORD_ALIASES as _ENGINE_ALIASES
+from model.state import KINDS as _ENGINE_KINDS
+
+from conformance.verbs import ALL_VERBS, ELEMENTS, MOVE_DESTINATIONS, PHASES, ZONES, step_args_schema
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
+EXTENSION_PREFIX = "x-"
+FORMATS = ("hkk-case/1",)
+
+# --------------------------------------------------------------------------
+# card kinds
+
+KINDS: dict[str, str] = {
+    "creature": "lény: stands in the reserve or guard post; has Sebzés (`damage`) and Ép (`hp`)",
+    "instant": "azonnali varázslat: played in any phase but preparation and draw; resolves, then to the graveyard",
+    "sorcery": "általános varázslat: played in the player's own main phases; resolves, then to the graveyard",
+    "enchantment": "bűbáj: a permanent on `table`; with targets it sits on the first (`attached_to`)",
+    "item": "tárgy: a permanent on `table`",
+    "building": "építmény: a permanent on `table`, enters passive; `hp` is its SP",
+    "skill": "képzettség: a permanent on `table`",
+    "body_part": "testrész: a permanent on `table`; with targets it sits on the first (`attached_to`)",
+    "location": "helyszín: a permanent on `table`",
+}
+assert tuple(KINDS) == tuple(_ENGINE_KINDS), "model.state.KINDS changed: update KINDS"
+
+# --------------------------------------------------------------------------
+# keyword abilities
+
+
+@dataclass(frozen=True)
+class Keyword:
+    fields: tuple[str, ...]
+    clause: str
+    meaning: str
+
+
+IMMUNITY_TO: dict[str, str] = {
+    "fire": "132.9: damage of that element is 0", "ice": "132.9", "acid": "132.9",
+    "lightning": "132.9",
+    "poison": "132.3: no poison counter; those on it fall off",
+    "combat_abilities": "132.10: direct damage has no effect on it",
+    "magic": "132.4: instants, sorceries and enchantments do not affect it",
+    "source": "132.5: no card affects it",
+    "enchantment": "132.6: no enchantment is put on it; those it is immune to fall off (132.5.1)",
+    "instant_sorcery": "132.7: instants and sorceries do not affect it",
+    "mental": "132.8: spells of subtype `mentalis` do not affect it",
+}
+TIMINGS = ("instant", "main", "preparation")
+
+KEYWORDS: dict[str, Keyword] = {
+    "life": Keyword(("x",), "134.4", "X life counters when played from the hand for its cost (a resurrection from the graveyard counts, 4.22.1)"),
+    "muscle": Keyword(("x",), "134.5", "`play.pay.muscle: [ids]`: at most X cards of the hand into the Void; that many muscle counters on the creature"),
+    "blocking": Keyword(("x",), "134.6", "on a successful play from the hand the opponent's maximum VP −X (never below 0)"),
+    "anti_blocking": Keyword(("x",), "134.9", "on a successful play from the hand the player's own maximum VP +X"),
+    "anti_magic": Keyword(("x",), "134.10", "after the card's other on-play effects every player discards X spells: the playing player into the Void, the other into the graveyard; the playing player first"),
+    "anti_neutralization": Keyword(("x",), "134.15", "as `anti_magic`, with the cards of the hand that have `neutralization`"),
+    "seduction": Keyword(("x",), "134.14", "with `targets: [creature]` of summoning cost ≤ X the creature is stolen; without a target a strength counter on the card"),
+    "recycling": Keyword(("x",), "135.8", "`play.pay.recycle: [ids]`: at most X cards of one graveyard shuffled into their owners' decks; 1 Ép healed per card"),
+    "poison": Keyword(("x",), "135.1", "a strike of the creature on a creature puts X poison counters on it"),
+    "penalty": Keyword(("hp", "vp"), "135.2", "when the card leaves play or its owner's control by a player's source, that player is damaged `hp` and loses `vp`"),
+    "compensation": Keyword(("hp", "vp"), "135.4", "when the opponent's source does it, the card's controller heals `hp` and gains `vp`"),
+    "regeneration": Keyword(("x",), "136.6", "activated (`activate: {ability: regeneration}`): a life-saving action; pays X VP and saves the dying creature"),
+    "shadow": Keyword(("cost",), "136.9", "activated: pays `cost`; the creature goes back to its owner's hand (not leaving play for related effects)"),
+    "direct_damage": Keyword(("x", "element"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X) pays n VP and deals n to the creature or player the card fights"),
+    "immunity": Keyword(("to",), "132.0", "immune to what `to` names (see the immunity table)"),
+    "poison_immunity": Keyword((), "132.3", "the same as `{keyword: immunity, to: poison}`"),
+    "undamageable": Keyword((), "132.12", "damage to it is always 0"),
+    "untargetable": Keyword((), "132.11", "refused as a target of a card or an ability"),
+    "unaffected_by": Keyword(("counter",), "132.13", "that counter may lie on the card but does nothing"),
+    "no_counters": Keyword((), "117.0", "no counter can be put on it, except its own delay / temporary counters (127.0.7)"),
+    "grant": Keyword(("abilities",), "128.1", "on a card sitting on another (`attached_to`): the host has these abilities as its own"),
+    "flying": Keyword((), "131.5", "enters play active (131.6); attacks and blocks by the flying rules"),
+    "magic_attack": Keyword((), "131.1", "may deal damage in the strike to a creature with `magic_defense`"),
+    "magic_defense": Keyword((), "131.1", "a creature without `magic_attack` deals it 0 in the strike"),
+    "invisibility": Keyword((), "131.3", "may attack the player or a building past the guard post while no `see_invisible` creature guards"),
+    "see_invisible": Keyword((), "131.4", "in the guard post: invisible attackers must attack like the others"),
+    "resurrection": Keyword((), "131.8", "may be played from the graveyard (`play.from: graveyard`)"),
+    "no_control_change": Keyword((), "131.10", "its controller cannot change"),
+    "neutralization": Keyword((), "134.15", "marks a card for anti-neutralization (reactions are not modelled)"),
+}
+# fields any ability entry may carry: 127.0.0 delay / temporary
+TIMED_FIELDS = ("delay", "temporary")
+# an activated ability of the card's own (136, 137): any keyword not listed above, with `effects`
+ACTIVATED_FIELDS = ("cost", "effects", "timing", "per_turn", "needs_target", "common")
+ABILITY_FIELD_MEANING: dict[str, str] = {
+    "keyword": "the ability's name",
+    "x": "the ability's number X (a non-negative integer)",
+    "hp": "Ép (a non-negative integer)",
+    "vp": "VP (a non-negative integer)",
+    "to": "what the card is immune to (immunity table)",
+    "counter": "a counter name",
+    "element": "`fire`, `ice`, `acid` or `lightning`",
+    "abilities": "a list of ability entries",
+    "cost": "the cost: the keys of a card's `cost`, and `passivate: true` (the card turns passive)",
+    "effects": "steps in the `when` form, carried out with the card as `source`; `\"$target\"` is the first target",
+    "timing": "`instant` (default), `main` or `preparation`",
+    "per_turn": "how many times a turn (default 1)",
+    "needs_target": "`true`: cannot be activated without `targets`",
+    "common": "`true`: any player may use it, paying its cost (137.4)",
+    "delay": "X delay counters when played; works once none is left (127.1)",
+    "temporary": "X temporary counters when played; works while one is left (127.2)",
+}
+KEYWORD_ALIASES: dict[str, str] = dict(_ENGINE_ALIASES)
+assert set(KEYWORD_ALIASES.values()) <= set(KEYWORDS), "an alias names an unknown keyword"
+assert not set(KEYWORD_ALIASES) & set(KEYWORDS)
+
+# --------------------------------------------------------------------------
+# counters
+
+
+@dataclass(frozen=True)
+class Counter:
+    clause: str
+    meaning: str
+
+
+COUNTERS: dict[str, Counter] = {
+    "poison": Counter("121.1", "creatures only; one more in each of its controller's preparation phases; at least as many as its current Ép: to the graveyard"),
+    "sleep": Counter("118.1", "creatures only; at once passive into its controller's reserve; no activation; one comes off each preparation phase (118.3)"),
+    "freeze": Counter("119.1", "the card's own abilities do not work; one comes off each preparation phase (119.3)"),
+    "life": Counter("134.4", "creatures only; one is removed instead of the creature leaving play or changing controller (134.4.0–134.4.8)"),
+    "muscle": Counter("124.1", "creatures only; +1/+1 each; when it leaves, a reward per counter (124.2–124.6)"),
+    "aging": Counter("123.1", "creatures only (123.2); −1/−1 each"),
+    "level": Counter("125.2", "adventurers only (subtype `kalandozo`, 125.1); +1/+1 each"),
+    "delay": Counter("127.1", "one comes off each preparation phase while the card's abilities work; its `delay` abilities work once none is left"),
+    "temporary": Counter("127.2", "one comes off each preparation phase while the card's abilities work; its `temporary` abilities work while one is left"),
+    "fading": Counter("122.1", "one more each preparation phase; at least the card's summoning cost: to the graveyard"),
+    "strength": Counter("117.3", "project reading: +1/+1 each"),
+    "weakness": Counter("117.4", "project reading: −1/−1 each"),
+}
+
+# --------------------------------------------------------------------------
+# events
+
+
+@dataclass(frozen=True)
+class Event:
+    fields: tuple[str, ...]          # every field it may carry
+    required: tuple[str, ...]        # the fields an implementation must carry
+    meaning: str
+
+
+def _ev(fields: str, required: str | None, meaning: str) -> Event:
+    f = tuple(fields.split())
+    r = tuple((required if required is not None else fields).split())
+    assert set(r) <= set(f)
+    return Event(f, r, meaning)
+
+
+EVENTS: dict[str, Event] = {
+    "moved": _ev("card from to from_player to_player counts_as cause", "card from to cause",
+                 "a card changed place; `from`/`to` are zone names (`to` may be `removed`; `from` is `created` for a new card); `counts_as` where a rule says it counts as another zone (4.16.2, 4.15.1)"),
+    "removed_from_game": _ev("card clause", None, "the card left the game (premade 96.8, standalone token rb7:jelzo)"),
+    "created": _ev("card player zone", None, "a card came into being (96.6)"),
+    "played": _ev("player card from", "player card", "a card was played (its cost paid)"),
+    "drew": _ev("player card", None, "a draw (4.12); not for the opening hand"),
+    "discarded": _ev("player card to", None, "a card discarded from the hand (4.17)"),
+    "milled": _ev("player card to", None, "a card milled from the deck (4.18, 4.13.2)"),
+    "exiled": _ev("card player to", "card player", "a card exiled from a graveyard to the Void (4.16)"),
+    "shuffled": _ev("player", None, "the player's deck was shuffled"),
+    "hand_revealed": _ev("player cards", None, "the hand was shown (134.12)"),
+    "sacrificed": _ev("player card forced", None, "a permanent sacrificed; `forced` true for kényszerített áldozás (104)"),
+    "died": _ev("card", None, "a creature was destroyed"),
+    "destroyed": _ev("card", None, "a building was destroyed"),
+    "dying": _ev("card", None, "a creature reached 0 Ép by damage; a life-saving action may still save it"),
+    "saved": _ev("card", None, "a dying creature was saved"),
+    "life_counter_used": _ev("card", None, "a life counter was removed instead of the creature leaving (134.4)"),
+    "damaged": _ev("target amount element source", "target amount", "damage dealt (`amount` after prevention)"),
+    "damage_prevented": _ev("target amount element clause", "target amount", "damage that a rule made 0"),
+    "healed": _ev("target amount", None, "Ép actually gained"),
+    "wounds_healed": _ev("card", None, "a card's wounds vanished (end of turn)"),
+    "hp_excess_lost": _ev("player amount", None, "Ép above the maximum, lost (3.18)"),
+    "vp_excess_lost": _ev("player amount", None, "VP above the maximum, lost (3.18)"),
+    "vp_gained": _ev("player amount", None, "VP actually gained"),
+    "vp_lost": _ev("player amount", None, "VP destroyed (115.0)"),
+    "vp_spent": _ev("player amount", None, "VP paid as a cost"),
+    "components_gained": _ev("player amount from", "player amount", "szörnykomponens gained; `from` the creature that yielded them"),
+    "components_lost": _ev("player amount", None, "szörnykomponens destroyed (115.0)"),
+    "components_spent": _ev("player amount", None, "szörnykomponens paid as a cost"),
+    "max_hp_changed": _ev("player delta value", None, "the maximum Ép changed by `delta` to `value`"),
+    "max_vp_changed": _ev("player delta value", None, "the maximum VP changed by `delta` to `value`"),
+    "hp_sacrificed": _ev("player amount", None, "Ép sacrifice (103)"),
+    "max_hp_sacrificed": _ev("player amount", None, "maximum-Ép sacrifice"),
+    "counter_added": _ev("card counter count clause", "card counter count", "counters put on a card"),
+    "counter_removed": _ev("card counter count clause", "card counter count", "counters taken off a card"),
+    "counter_prevented": _ev("card counter count clause", "card counter clause", "counters a rule kept off the card"),
+    "control_changed": _ev("card from to", None, "a permanent changed controller (5.6.2)"),
+    "passivated": _ev("card", None, "an active permanent turned passive"),
+    "activated": _ev("card", None, "a passive permanent turned active"),
+    "ability_activated": _ev("card ability player", None, "an activated ability was used"),
+    "combat_ability": _ev("card target amount element", "card target amount", "a combat ability was used (129)"),
+    "attack_declared": _ev("attacker target", None, "an attack"),
+    "strike_back_chosen": _ev("defender attacker player", None, "the defender's choice of whom it strikes back"),
+    "strike": _ev("attacker target amount back", "attacker target amount", "a strike in combat; `back: true` for a strike back"),
+    "muscle_reward": _ev("card player draw vp", None, "the reward for muscle counters (124.2–124.6): `draw` cards and `vp` VP"),
+    "penalty": _ev("card player hp vp", "card player", "a penalty (135.2)"),
+    "compensation": _ev("card player hp vp", "card player", "a compensation (135.4)"),
+    "recycled": _ev("card player count", None, "recycling (135.8)"),
+    "effect_prevented": _ev("verb clause card target player source", "clause",
+                            "an effect, or part of it, that a rule stopped (4.24.2); the effect did what it could, the steps after it still apply"),
+    "decision_pending": _ev("player choice count clause card", "player choice", "the game waits for a `choose`"),
+    "conflict_resolved": _ev("winner clause policy unresolved", "winner clause", "a conflict of effects resolved (102)"),
+    "passed": _ev("player phase", None, "a player passed (4.11.7)"),
+    "turn_started": _ev("player turn", None, "a turn began; `turn` is the player's own-turn count"),
+    "phase_started": _ev("phase player", None, "a phase began"),
+    "phase_ended": _ev("phase player", None, "a phase ended"),
+    "game_ended": _ev("winner draw", "", "the game is decided: `winner`, or `draw: true`"),
+}
+
+# --------------------------------------------------------------------------
+# moved.cause
+
+MOVE_CAUSES: dict[str, str] = {
+    "draw": "a draw (4.12), also a muscle reward's draw",
+    "opening_hand": "the opening hand of `start_game` (not a draw, 4.12.2)",
+    "search": "taken out of the deck into the hand, the reserve or onto it (4.13); playing from the deck",
+    "return": "`move` to `hand` from anywhere but the deck",
+    "shuffle": "`move` to `deck_top`, `deck_bottom` or `deck_shuffle`; recycling",
+    "exile": "graveyard → Void (4.16), also `move` of a graveyard card to `void`",
+    "discard": "from the hand to the graveyard or Void (`discard`, `move` of a hand card, anti-magic)",
+    "mill": "from the deck to the graveyard or Void (`mill`, `search`/`move` of a deck card there, 4.13.2)",
+    "nekron": "the nekron cost: deck top → Void (4.8.1)",
+    "sacrifice": "`sacrifice`, `sacrifice_for_components`, a sacrifice cost",
+    "destroy": "a creature or building destroyed (Ép 0, poison, fading)",
+    "play": "a permanent played onto the table",
+    "resolve": "an instant or sorcery after it resolved (4.7.1)",
+    "effect": "`move` to the graveyard, Void or table from elsewhere; enchantments falling off; vision cards at the end of turn",
+    "exchange": "the `exchange` action",
+    "steal": "`steal` (and `move` to a table zone of the other player)",
+    "create": "`create`: the card comes into being (`from: created`)",
+    "attached": "a card attached to one that leaves goes to the graveyard (5.5.5) or changes controller with it",
+    "shadow": "the shadow ability: back to the owner's hand (136.9)",
+}
+MOVE_CAUSE_BY_VERB: dict[str, str] = {
+    "draw": "draw",
+    "start_game": "opening_hand, then draw",
+    "discard": "discard",
+    "mill": "mill",
+    "search": "search (to hand, reserve, deck_top); mill (to graveyard, void)",
+    "move": "see the `move` table (MOVE_CAUSE_OF_MOVE)",
+    "exile": "exile",
+    "sacrifice": "sacrifice",
+    "sacrifice_for_components": "sacrifice",
+    "play": "play (permanents), resolve (instants, sorceries), nekron (its cost), sacrifice (its cost), search (from the deck)",
+    "exchange": "exchange",
+    "steal": "steal",
+    "create": "create",
+    "activate": "shadow (the shadow ability); the causes of the ability's effects",
+    "advance": "draw, destroy, effect (vision cards)",
+}
+MOVE_CAUSE_OF_MOVE: dict[tuple[str, str], str] = {
+    ("deck", "hand"): "search", ("any other", "hand"): "return",
+    ("any", "deck_top / deck_bottom / deck_shuffle"): "shuffle",
+    ("deck", "graveyard / void"): "mill", ("hand", "graveyard / void"): "discard",
+    ("graveyard", "void"): "exile (an exile)",
+    ("table zone", "table zone of the other player"): "steal (a steal)",
+    ("any other", "graveyard / void / reserve / guard_post / table"): "effect",
+}
+
+# --------------------------------------------------------------------------
+# refusals: (verb, situation, clause). For a player action the step is refused
+# (then.error.clause); for an effect the clause is the one an implementation
+# names when the rule stops the effect (effect_prevented.clause, 4.24.2).
+
+REFUSALS: tuple[tuple[str, str, str], ...] = (
+    ("any", "the game is over", "4.19.1"),
+    ("any but choose", "a decision is pending", "4.23.5"),
+    ("any", "a step names a card, player or zone the case does not define", "hkk-case/1"),
+    ("any moving verb", "the card is in a Void", "4.8.4"),
+    ("any moving verb", "the card has left the game", "107.0"),
+    ("any moving verb", "the card is in no zone", "4.5.2"),
+    ("move, create", "an instant or sorcery to a table zone", "4.9.1"),
+    ("move", "a non-creature to the reserve", "5.3.1"),
+    ("move", "a non-creature to the guard post", "5.4.1"),
+    ("move, exchange", "a passive creature into the guard post", "5.4.5"),
+    ("exile", "the card is not in a graveyard", "4.16.0"),
+    ("exile", "the card is already in the Void", "4.8.4"),
+    ("search", "the card is not in the player's deck", "4.13.1"),
+    ("discard", "a named card is not in the player's hand", "4.17.0"),
+    ("discard", "fewer cards named than `count` (the hand holds more)", "4.17.3"),
+    ("discard", "as a cost, the hand holds fewer than `count`", "4.17.5"),
+    ("mill", "as a cost, the deck holds fewer than `count`", "4.18.3"),
+    ("damage", "a negative amount", "112.0"),
+    ("damage", "the target is a card that is not a creature or a building", "4.25.0"),
+    ("damage", "the target card is not on the table", "4.5.2"),
+    ("heal", "a negative amount", "112.0"),
+    ("heal", "the target card is not a creature or a building", "4.26"),
+    ("heal", "the target card is not on the table", "4.5.2"),
+    ("put_counter, remove_counter", "the card is not on the table; a negative count", "117.0"),
+    ("put_counter", "the card cannot carry that counter", "117.0 / 123.2 / 125.1 / 127.0.6 / 132.3 (event counter_prevented)"),
+    ("sacrifice_hp, sacrifice_max_hp", "a negative amount", "103.1"),
+    ("sacrifice_hp, sacrifice_max_hp", "as a cost, fewer Ép / maximum Ép than the amount", "103.2"),
+    ("steal", "the card is not on the table, or already the new controller's", "5.6.2"),
+    ("steal, move", "the card has `no_control_change`", "131.10"),
+    ("passivate", "the card is not on the table, or already passive", "5.5.7.1"),
+    ("passivate", "the card is in the guard post", "5.4.5"),
+    ("passivate", "the card sits on another", "5.5.4"),
+    ("activate_card", "the card is not on the table", "4.9.3"),
+    ("exchange", "outside the player's own exchange phase, or not exactly the player's reserve and guard-post creatures", "5.4.1"),
+    ("exchange", "more creatures in the guard post than its size", "5.4.3"),
+    ("exchange", "an overfilled guard post is not brought back to size", "5.4.4"),
+    ("sacrifice_for_components", "outside the end of the player's own preparation phase; not an active creature of the reserve; a galetki; yields nothing", "rb7:elokeszito-fazis"),
+    ("play, activate", "the non-active player acts first in a phase the engine entered", "4.11.6"),
+    ("play", "the cost cannot be paid in full", "4.20.3"),
+    ("play", "outside the card's timing (main phases; instants not in preparation and draw)", "4.11.6"),
+    ("play", "`needs_target` and no targets", "rb7:celpont"),
+    ("play, activate", "a target is `untargetable`", "132.11"),
+    ("activate", "a delayed ability while a delay counter is on the card", "127.1.3"),
+    ("activate", "a temporary ability without a temporary counter", "127.2.2"),
+    ("activate", "an ability that passivates, used in the guard post", "5.4.5"),
+    ("activate", "direct damage without the ability", "129.2"),
+    ("activate", "regeneration without the ability", "136.6"),
+    ("attack", "outside the player's own combat phase, a second attack, an attacker not in the guard post, a target not allowed", "rb7:harci-fazis.II"),
+    ("attack", "an invisible attacker's target while a see-invisible creature guards", "131.3"),
+    ("pass", "the active player has not passed first where it must", "4.11.7"),
+)
+
+# --------------------------------------------------------------------------
+# field names
+
+CARD_FIELDS: dict[str, str] = {
+    "id": "the card's id (only in a `create` step; under `cards` the key is the id)",
+    "kind": "the card kind",
+    "subtypes": "a list of subtype names",
+    "name": "display name (default: the id)",
+    "owner": "`A` or `B`",
+    "controller": "on the table only",
+    "cost": "`{vp, components, builders, sacrifice, nekron}`",
+    "damage": "printed Sebzés in `given`; the current one when returned",
+    "hp": "printed Ép (a building's SP) in `given`; the current one when returned",
+    "components_yield": "szörnykomponens the creature yields",
+    "active": "on the table: active (`true`) or passive",
+    "counters": "counter name → count",
+    "wounds": "damage taken this turn",
+    "premade": "an előre kikészített lap (96.0), tóken cards included",
+    "standalone_token": "an önálló jelző creature (not a card)",
+    "abilities": "a list of ability entries",
+    "attached_to": "the card this one sits on",
+    "effects": "steps carried out when the card resolves",
+    "needs_target": "cannot be played without targets",
+    "bonus": "`{damage, hp}` an attached card gives the card it sits on",
+}
+RETURNED_CARD_FIELDS: dict[str, str] = {
+    "zone": "where the card is: a zone name or `removed`",
+    "player": "the player whose zone lists it (absent when removed)",
+    "max_hp": "the current maximum Ép",
+    "base_damage": "the printed Sebzés",
+    "base_hp": "the printed Ép",
+    "dying": "`true` while a life-saving action may still save the creature",
+    "attacking": "`true` from the attack's declaration to the end of the turn",
+}
+PLAYER_FIELDS: dict[str, str] = {
+    "hp": "current Ép", "max_hp": "maximum Ép", "vp": "current VP", "max_vp": "maximum VP",
+    "components": "szörnykomponens", "turn": "how many turns of the player's own have begun",
+    **{z: f"the {z} zone, a list of card ids" for z in ZONES},
+}
+THEN_FIELDS: dict[str, str] = {
+    "players": "player → pattern over the player's fields",
+    "cards": "card id → pattern over the card's fields",
+    "turn": "`{active, phase}`",
+    "removed": "ids of cards that left the game",
+    "pending": "the open decision",
+    "seed": "the random generator's seed",
+    "ruleset": "the ruleset the state was computed under",
+    "error": "a step must be refused",
+    "events": "events that must occur in this order",
+    "result": "`ongoing`, `{winner}` or `{draw: true}`",
+}
+
+# --------------------------------------------------------------------------
+# did-you-mean
+
+
+def suggest(word: Any, options) -> str:
+    close = difflib.get_close_matches(str(word), list(options), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def is_extension(name: Any) -> bool:
+    return isinstance(name, str) and name.startswith(EXTENSION_PREFIX) and len(name) > 2
+
+
+# --------------------------------------------------------------------------
+# checking a case: (pointer, message, suppress) triples; `suppress` is the
+# pointer under which the schema's own, less helpful errors are dropped.
+
+Problem = tuple[str, str, str]
+
+
+def _ptr(base: str, *segs: Any) -> str:
+    return base + "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in segs)
+
+
+def check_ability(ab: Any, ptr: str) -> Iterator[Problem]:
+    if not isinstance(ab, dict):
+        return
+    kw = ab.get("keyword")
+    if not isinstance(kw, str):
+        return
+    kptr = _ptr(ptr, "keyword")
+    if kw in KEYWORD_ALIASES:
+        yield kptr, (f"keyword {kw!r} is another spelling of {KEYWORD_ALIASES[kw]!r}: write "
+                     f"{KEYWORD_ALIASES[kw]!r}"), ptr
+        return
+    if kw in KEYWORDS:
+        allowed = {"keyword", *KEYWORDS[kw].fields, *TIMED_FIELDS}
+        for name in ab:
+            if name not in allowed:
+                yield _ptr(ptr, name), (f"unknown field {name!r} of keyword {kw!r}"
+                                        + suggest(name, allowed)
+                                        + f"; its fields: {', '.join(sorted(allowed - {'keyword'}))}"), ptr
+        if kw == "immunity" and "to" in ab and ab["to"] not in IMMUNITY_TO:
+            yield _ptr(ptr, "to"), (f"unknown immunity {ab['to']!r}" + suggest(ab["to"], IMMUNITY_TO)
+                                    + f"; known: {', '.join(IMMUNITY_TO)}"), ptr
+        if kw == "unaffected_by" and "counter" in ab:
+            yield from _check_counter_name(ab["counter"], _ptr(ptr, "counter"), ptr)
+        for j, sub in enumerate(ab.get("abilities") or [] if kw == "grant" else []):
+            yield from check_ability(sub, _ptr(ptr, "abilities", j))
+        return
+    # not a keyword of the Kódex: an activated ability of the card's own, defined by its effects
+    if "effects" not in ab:
+        yield kptr, (f"unknown keyword {kw!r}" + suggest(kw, list(KEYWORDS) + list(KEYWORD_ALIASES))
+                     + "; an ability of the card's own (an activated ability, 136) must have "
+                       "`effects`"), ptr
+        return
+    allowed = {"keyword", *ACTIVATED_FIELDS, *TIMED_FIELDS}
+    for name in ab:
+        if name not in allowed:
+            yield _ptr(ptr, name), (f"unknown field {name!r} of an activated ability"
+                                    + suggest(name, allowed)), ptr
+
+
+def _check_counter_name(name: Any, ptr: str, suppress: str) -> Iterator[Problem]:
+    if not isinstance(name, str) or name in COUNTERS or is_extension(name):
+        return
+    yield ptr, (f"unknown counter {name!r}" + suggest(name, COUNTERS)
+                + f"; a counter the Kódex does not list is written {EXTENSION_PREFIX}{name}"), suppress
+
+
+def check_card(card: Any, ptr: str, returned: bool = False) -> Iterator[Problem]:
+    if not isinstance(card, dict):
+        return
+    fields = {**CARD_FIELDS, **(RETURNED_CARD_FIELDS if returned else {})}
+    for name in card:
+        if name not in fields:
+            yield _ptr(ptr, name), (f"unknown card field {name!r}" + suggest(name, fields)), \
+                _ptr(ptr, name)
+    kind = card.get("kind")
+    if "kind" in card and kind not in KINDS:
+        yield _ptr(ptr, "kind"), (f"unknown card kind {kind!r}" + suggest(kind, KINDS)
+                                  + f"; known: {', '.join(KINDS)}"), _ptr(ptr, "kind")
+    counters = card.get("counters")
+    if isinstance(counters, dict):
+        for name in counters:
+            cptr = _ptr(ptr, "counters", name)
+            yield from _check_counter_name(name, cptr, _ptr(ptr, "counters"))
+    abilities = card.get("abilities")
+    if isinstance(abilities, list) and not returned:
+        for j, ab in enumerate(abilities):
+            yield from check_ability(ab, _ptr(ptr, "abilities", j))
+    effects = card.get("effects")
+    if isinstance(effects, list) and not returned:
+        yield from check_steps(effects, _ptr(ptr, "effects"))
+    if isinstance(abilities, list) and not returned:
+        for j, ab in enumerate(abilities):
+            if isinstance(ab, dict) and isinstance(ab.get("effects"), list):
+                yield from check_steps(ab["effects"], _ptr(ptr, "abilities", j, "effects"))
+
+
+def check_steps(steps: Any, ptr: str) -> Iterator[Problem]:
+    if not isinstance(steps, list):
+        return
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict) or len(step) != 1:
+            continue
+        (verb, args), = step.items()
+        if not isinstance(args, dict):
+            continue
+        sptr = _ptr(ptr, i, verb)
+        if verb in ("put_counter", "remove_counter") and "counter" in args:
+            yield from _check_counter_name(args["counter"], _ptr(sptr, "counter"), _ptr(sptr, "counter"))
+        if verb == "create" and isinstance(args.get("card"), dict):
+            yield from check_card(args["card"], _ptr(sptr, "card"))
+
+
+def check_event(ev: Any, ptr: str) -> Iterator[Problem]:
+    if not isinstance(ev, dict) or not isinstance(ev.get("event"), str):
+        return
+    name = ev["event"]
+    if name not in EVENTS:
+        yield _ptr(ptr, "event"), (f"unknown event {name!r}" + suggest(name, EVENTS)), ptr
+        return
+    allowed = {"event", *EVENTS[name].fields}
+    for f in ev:
+        if f not in allowed:
+            yield _ptr(ptr, f), (f"unknown field {f!r} of event {name!r}" + suggest(f, allowed)
+                                 + f"; its fields: {', '.join(EVENTS[name].fields) or 'none'}"), ptr
+
+
+def check_case(case: Any, cptr: str) -> list[Problem]:
+    """Every vocabulary problem of one case (a mapping as read from YAML)."""
+    out: list[Problem] = []
+    if not isinstance(case, dict):
+        return out
+    given = case.get("given")
+    if isinstance(given, dict) and isinstance(given.get("cards"), dict):
+        for cid, card in given["cards"].items():
+            out.extend(check_card(card, _ptr(cptr, "given", "cards", cid)))
+    out.extend(check_steps(case.get("when"), _ptr(cptr, "when")))
+    then = case.get("then")
+    if isinstance(then, dict):
+        tptr = _ptr(cptr, "then")
+        for name in then:
+            if name not in THEN_FIELDS:
+                out.append((_ptr(tptr, name), f"unknown field {name!r} in then"
+                            + suggest(name, THEN_FIELDS), _ptr(tptr, name)))
+        if isinstance(then.get("cards"), dict):
+            for cid, card in then["cards"].items():
+                out.extend(check_card(card, _ptr(tptr, "cards", cid), returned=True))
+        if isinstance(then.get("players"), dict):
+            for p, pl in then["players"].items():
+                if isinstance(pl, dict):
+                    for name in pl:
+                        if name not in PLAYER_FIELDS:
+                            q = _ptr(tptr, "players", p, name)
+                            out.append((q, f"unknown player field {name!r}"
+                                        + suggest(name, PLAYER_FIELDS), q))
+        if isinstance(then.get("events"), list):
+            for j, ev in enumerate(then["events"]):
+                out.extend(check_event(ev, _ptr(tptr, "events", j)))
+    return out
+
+
+# --------------------------------------------------------------------------
+# the schema
+
+
+def _ability_schema() -> dict:
+    nonneg = {"type": "integer", "minimum": 0}
+    field_schema = {
+        "keyword": {"type": "string", "minLength": 1},
+        "x": nonneg, "hp": nonneg, "vp": nonneg, "per_turn": nonneg, "delay": nonneg,
+        "temporary": nonneg,
+        "to": {"enum": list(IMMUNITY_TO)},
+        "counter": {"$ref": "#/$defs/counter_name"},
+        "element": {"enum": list(ELEMENTS)},
+        "abilities": {"type": "array", "items": {"$ref": "#/$defs/ability"}},
+        "cost": {"$ref": "#/$defs/ability_cost"},
+        "effects": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+        "timing": {"enum": list(TIMINGS)},
+        "needs_target": {"type": "boolean"}, "common": {"type": "boolean"},
+    }
+    props = {k: {"description": ABILITY_FIELD_MEANING[k], **v} for k, v in field_schema.items()}
+    branches = []
+    for kw, spec in KEYWORDS.items():
+        allowed = ["keyword", *spec.fields, *TIMED_FIELDS]
+        branches.append({"if": {"properties": {"keyword": {"const": kw}}},
+                         "then": {"propertyNames": {"enum": allowed}}})
+    branches.append({
+        "if": {"properties": {"keyword": {"not": {"enum": list(KEYWORDS)}}}},
+        "then": {"required": ["effects"],
+                 "properties": {"keyword": {"not": {"enum": list(KEYWORD_ALIASES)}}},
+                 "propertyNames": {"enum": ["keyword", *ACTIVATED_FIELDS, *TIMED_FIELDS]}}})
+    return {
+        "title": "An ability entry",
+        "description": "A keyword of docs/spec/hkk-vocabulary.md with its fields, or an activated "
+                       "ability of the card's own: any other name, with `effects`.",
+        "type": "object",
+        "properties": props,
+        "required": ["keyword"],
+        "additionalProperties": False,
+        "allOf": branches,
+    }
+
+
+def _event_schema() -> dict:
+    branches = [{"if": {"properties": {"event": {"const": name}}},
+                 "then": {"propertyNames": {"enum": ["event", *ev.fields]}}}
+                for name, ev in EVENTS.items()]
+    return {
+        "title": "An event pattern",
+        "description": "An event of docs/spec/hkk-vocabulary.md with some of its fields.",
+        "type": "object",
+        "properties": {"event": {"enum": list(EVENTS)}},
+        "required": ["event"],
+        "allOf": branches,
+    }
+
+
+def _counters_schema() -> dict:
+    count = {"type": "integer", "minimum": 0}
+    return {
+        "type": "object",
+        "description": "counter name -> count; 0 and absent are the same; a counter the Kódex "
+                       f"does not list is written {EXTENSION_PREFIX}<name>",
+        "properties": {c: dict(count) for c in COUNTERS},
+        "patternProperties": {"^x-.+$": dict(count)},
+        "additionalProperties": False,
+    }
+
+
+def generated_schema(current: dict | None = None) -> dict:
+    """The case schema with every vocabulary part generated from this module
+    (and the per-verb definitions from conformance/verbs.py)."""
+    schema = copy.deepcopy(current if current is not None else
+                           json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    d = schema["$defs"]
+    card = d["card"]["properties"]
+    card["kind"] = {"enum": list(KINDS), "description": "sorcery = általános, enchantment = bűbáj"}
+    card["counters"] = {"$ref": "#/$defs/counters"}
+    card["abilities"] = {"type": "array", "description": "ability entries",
+                         "items": {"$ref": "#/$defs/ability"}}
+    d["counters"] = _counters_schema()
+    d["counter_name"] = {"title": "A counter name",
+                         "anyOf": [{"enum": list(COUNTERS)},
+                                   {"type": "string", "pattern": "^x-.+$"}]}
+    d["ability"] = _ability_schema()
+    cost = copy.deepcopy(card["cost"])
+    cost["properties"]["passivate"] = {"type": "boolean",
+                                       "description": "the card turns passive (an ability's cost)"}
+    cost["description"] = "an ability's cost: a card's cost, and passivate"
+    d["ability_cost"] = cost
+    d["event"] = _event_schema()
+    d["card_pattern"] = {
+        "title": "A pattern over a returned card",
+        "type": "object",
+        "propertyNames": {"enum": list(CARD_FIELDS) + list(RETURNED_CARD_FIELDS)},
+        "properties": {"counters": {"type": "object",
+                                    "propertyNames": {"$ref": "#/$defs/counter_name"}},
+                       "kind": {"enum": list(KINDS)}},
+    }
+    d["player_pattern"] = {"title": "A pattern over a returned player", "type": "object",
+                           "propertyNames": {"enum": list(PLAYER_FIELDS)}}
+    then = d["then"]
+    then["properties"]["events"]["items"] = {"$ref": "#/$defs/event"}
+    then["properties"]["cards"]["additionalProperties"] = {"$ref": "#/$defs/card_pattern"}
+    then["properties"]["players"]["properties"] = {p: {"$ref": "#/$defs/player_pattern"}
+                                                   for p in ("A", "B")}
+    for extra in ("turn", "pending", "seed", "ruleset"):
+        then["properties"].setdefault(extra, {"description": THEN_FIELDS[extra]})
+    then["propertyNames"] = {"enum": list(THEN_FIELDS)}
+    d["given"]["properties"]["turn"]["properties"]["phase"] = {"enum": list(PHASES)}
+    step = d["step"]
+    step["propertyNames"] = {"enum": list(ALL_VERBS)}
+    step["properties"] = {v: {"$ref": f"#/$defs/verb_{v}"} for v in ALL_VERBS}
+    for v in ALL_VERBS.values():
+        d[f"verb_{v.name}"] = step_args_schema(v)
+    assert set(MOVE_DESTINATIONS)  # the move destinations are in verbs.py
+    return schema
+
+
+def render(schema: dict) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from conformance.atomicio import write_text
+    text = render(generated_schema())
+    if "--check" in argv:
+        same = SCHEMA_PATH.read_text(encoding="utf-8") == text
+        print("schema up to date" if same else f"{SCHEMA_PATH} differs from the generated schema")
+        return 0 if same else 1
+    write_text(SCHEMA_PATH, text)
+    print(f"wrote {SCHEMA_PATH}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
