@@ -40,6 +40,24 @@ PROTOCOL_VERSION = 1
 _EOF = object()
 
 
+CASE_FORMAT = "hkk-case/1"      # the case format the harness sends (conformance.loader.FORMAT)
+
+
+def _formats(command: str, reply: dict) -> list[str]:
+    """The case formats a hello reply lists. A reply without ``formats`` is taken to
+    speak ``hkk-case/1`` (implementations written before the list existed); one that
+    lists formats without the harness's is refused (docs/protocol-additions.md)."""
+    formats = reply.get("formats")
+    if formats is None:
+        return [CASE_FORMAT]
+    if not isinstance(formats, list) or not all(isinstance(f, str) for f in formats):
+        raise ProtocolError(f"{command!r}: hello `formats` must be a list of strings, "
+                            f"not {formats!r}")
+    if CASE_FORMAT not in formats:
+        raise ProtocolError(f"{command!r} speaks the case formats {formats}, not {CASE_FORMAT}")
+    return list(formats)
+
+
 class ProtocolError(RuntimeError):
     """The implementation cannot be used (failed to start or to say hello)."""
 
@@ -189,6 +207,7 @@ class ProtocolClient:
         self.implementation: dict = {}
         self.rulesets: list[str] = []
         self.verbs: list[str] | None = None
+        self.formats: list[str] = [CASE_FORMAT]
         self.restarts = 0
         self.unavailable: str | None = None
         self._seq = 0
@@ -235,7 +254,7 @@ class ProtocolClient:
     def _hello(self) -> None:
         proc = self._proc
         try:
-            proc.send({"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            proc.send({"cmd": "hello", "protocol": PROTOCOL_VERSION, "format": CASE_FORMAT})
         except (OSError, ValueError) as exc:
             raise ProtocolError(f"{self.command!r} closed its input before hello: {exc}")
         item = proc.receive(time.monotonic() + self.hello_timeout)
@@ -257,6 +276,7 @@ class ProtocolClient:
         if "protocol" in reply and reply["protocol"] != PROTOCOL_VERSION:
             raise ProtocolError(f"{self.command!r} speaks protocol {reply['protocol']}, "
                                 f"not {PROTOCOL_VERSION}")
+        self.formats = _formats(self.command, reply)
         impl = reply.get("implementation")
         self.implementation = dict(impl) if isinstance(impl, dict) else {}
         rulesets = reply.get("rulesets")

@@ -4,7 +4,7 @@ Covers :func:`serve` (``kodex serve``): reads one JSON request per line from
 ``stdin`` and writes one JSON reply per line to ``stdout``, flushing after
 every line (see ``docs/spec/hkk-protocol.md``):
 
-* ``hello`` → ``{"ok": true, "implementation": {...}, "rulesets": [...],
+* ``hello`` → ``{"ok": true, "implementation": {...}, "formats": ["hkk-case/1"], "rulesets": [...],
   "verbs": [...]}`` (``ok: false`` for a protocol other than 1);
 * ``run`` → exactly one reply with the request's ``seq``: ``state`` +
   ``events`` + ``result``; or ``refused`` + ``state`` (the state before the
@@ -87,13 +87,21 @@ def _engine():
     return engine
 
 
+FORMATS = ("hkk-case/1",)      # the case formats the reference speaks (docs/spec/hkk-versions.md)
+
+
 def hello_reply(request: dict) -> dict:
     protocol = request.get("protocol", PROTOCOL_VERSION)
     if protocol != PROTOCOL_VERSION:
         return {"ok": False, "error": f"protocol {protocol!r} is not supported; "
                                       f"this implementation speaks protocol {PROTOCOL_VERSION}"}
+    fmt = request.get("format", FORMATS[0])
+    if fmt not in FORMATS:
+        return {"ok": False, "error": f"case format {fmt!r} is not supported; this "
+                                      f"implementation speaks {', '.join(FORMATS)}"}
     engine = _engine()
     return {"ok": True, "implementation": implementation_info(),
+            "formats": list(FORMATS),
             "rulesets": list(engine.available_rulesets()),
             "verbs": list(engine.SUPPORTED_VERBS)}
 

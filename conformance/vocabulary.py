@@ -197,7 +197,7 @@ EVENTS: dict[str, Event] = {
     "milled": _ev("player card to", None, "a card milled from the deck (4.18, 4.13.2)"),
     "exiled": _ev("card player to", "card player", "a card exiled from a graveyard to the Void (4.16)"),
     "shuffled": _ev("player", None, "the player's deck was shuffled"),
-    "hand_revealed": _ev("player cards", None, "the hand was shown (134.12)"),
+    "hand_revealed": _ev("player cards clause", "player cards", "the hand was shown (134.12)"),
     "sacrificed": _ev("player card forced", None, "a permanent sacrificed; `forced` true for kényszerített áldozás (104)"),
     "died": _ev("card", None, "a creature was destroyed"),
     "destroyed": _ev("card", None, "a building was destroyed"),
