@@ -634,8 +634,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_INPUT
+    from conformance.interrupts import guarded
     try:
-        return int(args.func(args) or 0)
+        return guarded(lambda: int(args.func(args) or 0))
     except CLIError as exc:
         _console(stderr=True).print(Text(f"kodex: {exc}", style="red"), soft_wrap=True)
         return EXIT_INPUT

@@ -7,9 +7,17 @@ checks ``ok`` and protocol 1, keeps the ``implementation``, ``rulesets`` and
 ``verbs`` it announced, sends one ``run`` per case and waits for the reply
 with the same ``seq``, and says ``bye`` on :meth:`ProtocolClient.close`.
 
-Standard output is read by a thread into a queue, so a hung program cannot
-block the harness. Standard error is copied to a log file (default
-``reports/runs/<implementation name>.stderr.log``).
+The program runs in its own process group (a new session). Its pipes are
+non-blocking and read with :mod:`selectors` against deadlines (no reader
+threads), so neither a hung program nor a child of it that keeps standard
+output open can block the harness. Standard error is copied to a log file
+(default ``reports/runs/<implementation name>.stderr.log``, at most
+``MAX_STDERR_BYTES`` kept); a reply line is at most ``MAX_REPLY_BYTES``; a
+request must be taken within ``SEND_TIMEOUT``. Ending the program: ``bye``,
+a short wait, SIGTERM to its process group, then SIGKILL to the group, so
+nothing it started is left behind (:func:`kill_all` does the same for every
+running program when ``kodex run`` is interrupted). The limits are in
+``docs/spec/hkk-limits.md``.
 
 A reply that is late (past the per-case deadline), malformed (not JSON, not an
 object, a wrong ``seq``, none of ``state``/``refused``/``skipped``/
@@ -26,18 +34,29 @@ sends ``then``); ``refused`` → an observed refusal; ``skipped`` → ``skip``
 """
 from __future__ import annotations
 
+import collections
 import json
-import queue
+import os
 import re
+import selectors
 import shlex
+import signal
 import subprocess
-import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
 PROTOCOL_VERSION = 1
 _EOF = object()
+_TOO_LONG = object()
+
+# limits (docs/spec/hkk-limits.md, "The harness")
+MAX_REPLY_BYTES = 16 * 1024 * 1024     # one reply line
+MAX_STDERR_BYTES = 16 * 1024 * 1024    # stderr kept in the log per run
+SEND_TIMEOUT = 10.0                    # a request must be taken within this
+STOP_GRACE = 2.0                       # after bye, and after SIGTERM
+POLL_INTERVAL = 0.1                    # how often a wait checks whether the program ended
 
 
 CASE_FORMAT = "hkk-case/1"      # the case format the harness sends (conformance.loader.FORMAT)
@@ -68,117 +87,303 @@ def _slug(name: str) -> str:
 
 
 class _StderrSink:
-    """Copies a program's stderr to a file; buffers until the path is known."""
+    """Copies a program's stderr to a file; buffers until the path is known.
 
-    def __init__(self, path: str | Path | None = None):
-        self._lock = threading.Lock()
+    At most ``limit`` bytes are kept (across restarts); the rest is dropped
+    with one note in the log.
+    """
+
+    def __init__(self, path: str | Path | None = None, limit: int | None = None):
         self._buffer: list[bytes] = []
         self._fh = None
         self.path: Path | None = None
+        self.limit = MAX_STDERR_BYTES if limit is None else limit
+        self.kept = 0
+        self.dropped = 0
         if path is not None:
             self.set_path(path)
 
     def set_path(self, path: str | Path) -> None:
-        with self._lock:
-            if self._fh is not None:
-                return
-            self.path = Path(path)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "ab")
-            for chunk in self._buffer:
-                self._fh.write(chunk)
-            self._buffer.clear()
+        if self._fh is not None:
+            return
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "ab")
+        for chunk in self._buffer:
+            self._fh.write(chunk)
+        self._buffer.clear()
+        self._fh.flush()
+
+    def _put(self, data: bytes) -> None:
+        if self._fh is None:
+            self._buffer.append(data)
+        else:
+            self._fh.write(data)
             self._fh.flush()
 
     def write(self, data: bytes) -> None:
-        with self._lock:
-            if self._fh is None:
-                self._buffer.append(data)
-            else:
-                self._fh.write(data)
-                self._fh.flush()
+        room = self.limit - self.kept
+        if room <= 0:
+            self.dropped += len(data)
+            return
+        if len(data) > room:
+            self.dropped += len(data) - room
+            data = data[:room]
+            self.kept = self.limit
+            self._put(data + (f"\n--- kodex: stderr kept up to {self.limit} bytes; "
+                              "the rest is dropped ---\n").encode("utf-8"))
+            return
+        self.kept += len(data)
+        self._put(data)
+
+    def note(self, text: str) -> None:
+        """A line of the harness's own (not counted against the limit)."""
+        self._put(text.encode("utf-8"))
 
     def close(self) -> None:
-        with self._lock:
-            if self._fh is not None:
-                self._fh.close()
-                self._fh = None
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class SendTimeout(OSError):
+    """The program did not read its input within the send deadline."""
+
+
+_LIVE: "weakref.WeakSet[_Process]" = weakref.WeakSet()
+
+
+def kill_all(sig: int = signal.SIGTERM) -> None:
+    """Send ``sig`` to the process group of every running implementation and
+    mark them aborted (their :meth:`_Process.stop` then skips ``bye`` and
+    escalates to SIGKILL at once). Safe to call from a signal handler."""
+    for proc in list(_LIVE):
+        proc.aborted = True
+        proc.signal_group(sig)
 
 
 class _Process:
-    """One running instance of the program, with its reader threads."""
+    """One running instance of the program: its own process group (session),
+    non-blocking pipes read with :mod:`selectors` against deadlines, no
+    threads. Standard output is split into lines (each at most
+    ``MAX_REPLY_BYTES``); standard error goes to the sink."""
 
     def __init__(self, argv: list[str], sink: _StderrSink, cwd=None, env=None):
-        self.lines: "queue.Queue[Any]" = queue.Queue()
+        self.sink = sink
+        self.aborted = False
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=cwd, env=env)
-        self._out = threading.Thread(target=self._read_stdout, daemon=True)
-        self._err = threading.Thread(target=self._read_stderr, args=(sink,), daemon=True)
-        self._out.start()
-        self._err.start()
+                                     stderr=subprocess.PIPE, cwd=cwd, env=env,
+                                     start_new_session=True, bufsize=0)
+        _LIVE.add(self)
+        self.pgid = self.proc.pid
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._err = self.proc.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self._out, selectors.EVENT_READ, "out")
+        self._sel.register(self._err, selectors.EVENT_READ, "err")
+        self._partial = bytearray()
+        self._lines: collections.deque = collections.deque()
+        self._out_eof = False
+        self._too_long = False
+        self._closed = False
 
-    def _read_stdout(self) -> None:
-        try:
-            for raw in iter(self.proc.stdout.readline, b""):
-                self.lines.put(raw)
-        except (OSError, ValueError):
-            pass
-        finally:
-            self.lines.put(_EOF)
+    # -- reading ---------------------------------------------------------
 
-    def _read_stderr(self, sink: _StderrSink) -> None:
-        try:
-            for raw in iter(lambda: self.proc.stderr.read1(65536), b""):
-                sink.write(raw)
-        except (OSError, ValueError):
-            pass
+    def _read_ready(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for output and read what is there; True when
+        something was read."""
+        if not self._sel.get_map():
+            if timeout > 0:
+                time.sleep(min(timeout, 0.05))
+            return False
+        got = False
+        for key, _ in self._sel.select(max(0.0, timeout)):
+            fd = key.fd
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._sel.unregister(fd)
+                if key.data == "out":
+                    self._out_eof = True
+                continue
+            got = True
+            if key.data == "err":
+                self.sink.write(chunk)
+            else:
+                self._take(chunk)
+        return got
 
-    def send(self, obj: dict) -> None:
-        data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+    def _take(self, chunk: bytes) -> None:
+        if self._too_long:
+            return
+        self._partial += chunk
+        while True:
+            nl = self._partial.find(b"\n")
+            if nl < 0:
+                break
+            line = bytes(self._partial[:nl + 1])
+            del self._partial[:nl + 1]
+            if len(line) > MAX_REPLY_BYTES:
+                self._too_long = True
+                self._partial.clear()
+                return
+            if line.strip():
+                self._lines.append(line)
+        if len(self._partial) > MAX_REPLY_BYTES:
+            self._too_long = True
+            self._partial.clear()
 
     def receive(self, deadline: float) -> Any:
-        """The next non-blank line (bytes), _EOF, or None when the deadline passed."""
+        """The next non-blank line (bytes), _EOF (the program ended or closed
+        its output), _TOO_LONG (a line over MAX_REPLY_BYTES), or None when
+        the deadline passed."""
         while True:
+            if self._lines:
+                return self._lines.popleft()
+            if self._too_long:
+                return _TOO_LONG
+            if self._out_eof:
+                return _EOF
+            if self.proc.poll() is not None:
+                # the program ended; a child of it may hold the pipe open, so
+                # take what is already there and call it the end
+                while self._read_ready(0):
+                    pass
+                if self._lines:
+                    continue
+                return _TOO_LONG if self._too_long else _EOF
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            try:
-                item = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                return None
-            if item is _EOF or item.strip():
-                return item
+            self._read_ready(min(remaining, POLL_INTERVAL))
+
+    # -- writing ---------------------------------------------------------
+
+    def send(self, obj: dict, deadline: float | None = None) -> None:
+        """Write one request line; raises OSError (SendTimeout past the
+        deadline) when the program does not take it."""
+        if deadline is None:
+            deadline = time.monotonic() + SEND_TIMEOUT
+        data = memoryview((json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8"))
+        with selectors.DefaultSelector() as wsel:
+            wsel.register(self._in, selectors.EVENT_WRITE)
+            while data:
+                try:
+                    n = os.write(self._in, data)
+                    data = data[n:]
+                    continue
+                except BlockingIOError:
+                    pass
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SendTimeout("the program does not read its input")
+                if self.proc.poll() is not None:
+                    raise BrokenPipeError("the program has ended")
+                # keep its output flowing while we wait, so it cannot block on it
+                self._read_ready(0)
+                wsel.select(min(remaining, POLL_INTERVAL))
+
+    # -- ending ----------------------------------------------------------
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def stop(self, grace: float = 2.0, say_bye: bool = False) -> None:
-        if say_bye and self.alive():
+    def signal_group(self, sig: int) -> bool:
+        """Send ``sig`` to the program's process group; False when no member is left."""
+        try:
+            os.killpg(self.pgid, sig)
+            return True
+        except (ProcessLookupError, PermissionError):
+            return False
+        except OSError:
+            return False
+
+    def _wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the program to end, draining its output."""
+        deadline = time.monotonic() + seconds
+        while self.proc.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._read_ready(min(remaining, POLL_INTERVAL / 2))
+        return True
+
+    def stop(self, grace: float | None = None, say_bye: bool = False) -> None:
+        """``bye`` (when asked), close its input, wait briefly; then SIGTERM to
+        its process group, wait ``grace``; then SIGKILL to the group. Whatever
+        the program started is ended with it."""
+        if self._closed:
+            return
+        grace = STOP_GRACE if grace is None else grace
+        said_bye = False
+        if say_bye and not self.aborted and self.alive():
             try:
-                self.send({"cmd": "bye"})
-            except (OSError, ValueError):
+                self.send({"cmd": "bye"}, time.monotonic() + min(grace, 1.0))
+                said_bye = True
+            except OSError:
                 pass
         try:
             self.proc.stdin.close()
-        except (OSError, ValueError):
+        except OSError:
             pass
+        ended = self._wait(grace if said_bye else 0.2)
+        # the group: children left behind by the program, or the program itself
+        if self.signal_group(signal.SIGTERM):
+            if not ended:
+                ended = self._wait(0.2 if self.aborted else grace)
+            self._wait_group(0.2 if self.aborted else min(grace, 0.5))
+            self.signal_group(signal.SIGKILL)
+        if not ended:
+            self.proc.kill()
         try:
-            self.proc.wait(timeout=grace if say_bye else 0.2)
-        except subprocess.TimeoutExpired:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._err.join(timeout=1.0)
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover (unkillable)
+            pass
+        while self._read_ready(0):
+            pass
+        self._sel.close()
         for stream in (self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
-            except (OSError, ValueError):
+            except OSError:
                 pass
+        self._closed = True
+        _LIVE.discard(self)
+
+    def _wait_group(self, seconds: float) -> None:
+        """Give the group's remaining members ``seconds`` to go after SIGTERM."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not self.signal_group(0) or not _group_has_live_member(self.pgid):
+                return
+            time.sleep(0.02)
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member that is not a zombie (a
+    killed child waiting to be reaped by init counts as ended). Without
+    ``/proc``: True (the caller then waits its full time)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return True
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(os.path.join(entry.path, "stat"), "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
 
 
 class ProtocolClient:
@@ -229,8 +434,7 @@ class ProtocolClient:
 
     def _start(self, first: bool = False) -> None:
         if not first:
-            self._sink.write(f"--- kodex: restart {self.restarts} of {self.command} ---\n"
-                             .encode("utf-8"))
+            self._sink.note(f"--- kodex: restart {self.restarts} of {self.command} ---\n")
         try:
             self._proc = _Process(self.argv, self._sink, cwd=self.cwd, env=self.env)
         except OSError as exc:
@@ -255,8 +459,8 @@ class ProtocolClient:
         proc = self._proc
         try:
             proc.send({"cmd": "hello", "protocol": PROTOCOL_VERSION, "format": CASE_FORMAT})
-        except (OSError, ValueError) as exc:
-            raise ProtocolError(f"{self.command!r} closed its input before hello: {exc}")
+        except OSError as exc:
+            raise ProtocolError(f"{self.command!r} did not take the hello request: {exc}")
         item = proc.receive(time.monotonic() + self.hello_timeout)
         if item is None:
             raise ProtocolError(f"{self.command!r} did not answer hello within "
@@ -264,6 +468,9 @@ class ProtocolClient:
         if item is _EOF:
             raise ProtocolError(f"{self.command!r} exited before answering hello "
                                 f"(exit status {proc.proc.poll()})")
+        if item is _TOO_LONG:
+            raise ProtocolError(f"{self.command!r}: hello reply longer than "
+                                f"{MAX_REPLY_BYTES} bytes")
         try:
             reply = json.loads(item.decode("utf-8", errors="replace"))
         except ValueError:
@@ -296,7 +503,7 @@ class ProtocolClient:
                 self._needs_restart = False
                 return True
             except ProtocolError as exc:
-                self._sink.write(f"--- kodex: restart failed: {exc} ---\n".encode("utf-8"))
+                self._sink.note(f"--- kodex: restart failed: {exc} ---\n")
         self.unavailable = (f"implementation unavailable (gave up after "
                             f"{self.max_restarts} restarts)")
         return False
@@ -333,20 +540,25 @@ class ProtocolClient:
                             "when": when if when is not None else []}}
         proc = self._proc
         try:
-            proc.send(request)
-        except (OSError, ValueError) as exc:
+            proc.send(request, time.monotonic() + max(self.timeout, SEND_TIMEOUT))
+        except SendTimeout:
+            self._needs_restart = True
+            return self._harness(seq, "timeout", "the implementation did not read the request "
+                                                 f"within {max(self.timeout, SEND_TIMEOUT):g} s")
+        except OSError as exc:
             self._needs_restart = True
             return self._harness(seq, "error", f"implementation died (cannot send: {exc})")
         item = proc.receive(time.monotonic() + self.timeout)
         if item is None:
             self._needs_restart = True
             return self._harness(seq, "timeout", f"no reply within {self.timeout:g} s")
+        if item is _TOO_LONG:
+            self._needs_restart = True
+            return self._harness(seq, "error", f"malformed reply (a line longer than "
+                                               f"{MAX_REPLY_BYTES} bytes)")
         if item is _EOF:
             self._needs_restart = True
-            try:
-                status = proc.proc.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                status = None
+            status = proc.proc.poll()
             return self._harness(seq, "error",
                                  f"implementation died without a reply (exit status {status})")
         text = item.decode("utf-8", errors="replace").strip()

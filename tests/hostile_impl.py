@@ -1,0 +1,102 @@
+"""A misbehaving implementation for the hostile-input tests of the harness.
+
+``python tests/hostile_impl.py MODE [--pidfile FILE]``; every mode answers
+``hello`` (unless it says otherwise), then:
+
+* ``good``: the reference engine (``kodex serve``);
+* ``bg-child``: starts a background ``sleep`` that inherits (and holds) its
+  standard output, then behaves as ``good``;
+* ``silent``: reads requests and never answers;
+* ``garbage``: answers every request with lines that are not JSON;
+* ``huge``: answers a run with one line of ``HOSTILE_HUGE`` bytes (default 2 MiB);
+* ``stderr-flood``: writes ``HOSTILE_HUGE`` bytes to stderr, then behaves as ``good``;
+* ``die-mid``: answers the first run, exits without a reply on the second;
+* ``ignore-term``: ignores SIGTERM and ``bye`` (and end of input);
+* ``no-read``: answers hello, then never reads its input again.
+
+``--pidfile FILE``: the pids of the program and of any child it started, one
+a line, so a test can check that none is left behind.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def out(obj) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def hello() -> None:
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    from conformance.serve import hello_reply
+    out(hello_reply(json.loads(line)))
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[0]
+    pids = [os.getpid()]
+    pidfile = argv[argv.index("--pidfile") + 1] if "--pidfile" in argv else None
+    huge = int(os.environ.get("HOSTILE_HUGE", 2 * 1024 * 1024))
+    if mode == "bg-child":
+        child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
+        pids.append(child.pid)
+    if mode == "ignore-term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if pidfile:
+        Path(pidfile).write_text("".join(f"{p}\n" for p in pids))
+    if mode in ("good", "bg-child"):
+        from conformance.serve import serve
+        return serve(sys.stdin, sys.stdout)
+    if mode == "stderr-flood":
+        block = b"x" * 65536 + b"\n"
+        for _ in range(huge // len(block) + 1):
+            sys.stderr.buffer.write(block)
+        sys.stderr.flush()
+        from conformance.serve import serve
+        return serve(sys.stdin, sys.stdout)
+    hello()
+    if mode == "no-read":
+        time.sleep(1000)
+        return 0
+    runs = 0
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            if mode == "ignore-term":
+                time.sleep(1000)
+            return 0
+        request = json.loads(line)
+        if request.get("cmd") == "bye":
+            if mode == "ignore-term":
+                time.sleep(1000)
+            return 0
+        runs += 1
+        if mode == "silent":
+            continue
+        if mode == "garbage":
+            sys.stdout.write("this is not JSON\n\x00\x01{{{\n")
+            sys.stdout.flush()
+        elif mode == "huge":
+            sys.stdout.write("x" * huge)
+            sys.stdout.flush()
+        elif mode == "die-mid" and runs >= 2:
+            os._exit(3)
+        else:
+            from conformance.serve import run_reply
+            out(run_reply(request["seq"], request.get("case")))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
