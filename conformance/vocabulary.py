@@ -21,8 +21,9 @@ tests/test_spec_docs.py). This module holds, as data:
 It is used in two ways:
 
 1. ``python -m conformance.vocabulary`` regenerates the vocabulary parts of the
-   JSON Schema (``conformance/schema/hkk-case-1.schema.json``); a test checks the
-   committed schema equals :func:`generated_schema`.
+   JSON Schema (``conformance/schema/hkk-case-1.schema.json``) and
+   docs/spec/hkk-vocabulary.md; tests check both committed files equal
+   :func:`generated_schema` / :func:`render_doc` (``--check`` tells).
 2. :func:`check_case` is called by the loader: an unknown keyword, counter, card
    kind, event, event field, card field or player field is an input error with a
    did-you-mean; an alias is an input error naming the canonical name.
@@ -98,7 +99,7 @@ KEYWORDS: dict[str, Keyword] = {
     "poison": Keyword(("x",), "135.1", "a strike of the creature on a creature puts X poison counters on it"),
     "penalty": Keyword(("hp", "vp"), "135.2", "when the card leaves play or its owner's control by a player's source, that player is damaged `hp` and loses `vp`"),
     "compensation": Keyword(("hp", "vp"), "135.4", "when the opponent's source does it, the card's controller heals `hp` and gains `vp`"),
-    "regeneration": Keyword(("x",), "136.6", "activated (`activate: {ability: regeneration}`): a life-saving action; pays X VP and saves the dying creature"),
+    "regeneration": Keyword(("x",), "136.6", "activated by the controller after the creature is damaged (`activate: {ability: regeneration, x: n}`): heals n Ép for X VP per Ép (136.6), at most 4 a turn (136.7); a life-saving action"),
     "shadow": Keyword(("cost",), "136.9", "activated: pays `cost`; the creature goes back to its owner's hand (not leaving play for related effects)"),
     "direct_damage": Keyword(("x", "element"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X) pays n VP and deals n to the creature or player the card fights"),
     "immunity": Keyword(("to",), "132.0", "immune to what `to` names (see the immunity table)"),
@@ -688,6 +689,108 @@ def generated_schema(current: dict | None = None) -> dict:
     return schema
 
 
+DOC_PATH = Path(__file__).resolve().parents[1] / "docs" / "spec" / "hkk-vocabulary.md"
+
+_DOC_INTRO = """\
+# The closed vocabularies of `hkk-case/1`
+
+Normative. Every name a case may use for a keyword, a counter, a card kind, an
+event, an event field, a `moved.cause`, a card field, a player field or a field
+of `then` is listed here; nothing else is valid. A case that uses another name
+is an input error of the case (`kodex check` exits 2 and names the file, the
+line, the JSON pointer and the nearest known name); the JSON Schema
+(`conformance/schema/hkk-case-1.schema.json`) is closed the same way.
+
+This page is generated from the kit's vocabulary module together with the
+schema (`python -m conformance.vocabulary`); a test checks both are current.
+The rules behind the names are in [hkk-rules.md](hkk-rules.md).
+
+Extension names:
+
+- **Counters the kit does not know** are written with the prefix `x-`
+  (`x-charge`, `x-mana`). Such a counter does only what the card that made it
+  says; by itself it changes nothing (Kódex 117.2). An implementation returns
+  it under the same name.
+- **An ability of the card's own** (an activated ability, 136) may have any
+  name that is not a keyword below, and must have `effects`. Without `effects`
+  an unknown name is an error (`keyword: block` is rejected: did you mean
+  `blocking`?).
+- Fields named `x-…` are allowed at the file and case level only (ignored).
+"""
+
+
+def _table(head: tuple[str, ...], rows) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _code(names) -> str:
+    return ", ".join(f"`{n}`" for n in names) if names else "—"
+
+
+def render_doc() -> str:
+    parts = [_DOC_INTRO]
+    parts.append("\n## Card kinds\n\n" + _table(("kind", "meaning"),
+                 ((f"`{k}`", m) for k, m in KINDS.items())))
+    parts.append("\n## Keyword abilities\n\nAn entry of a card's `abilities`: "
+                 "`{keyword: NAME, ...fields}`. Every entry may also carry "
+                 f"{_code(TIMED_FIELDS)} (127.0.0).\n\n"
+                 + _table(("keyword", "fields", "clause", "meaning"),
+                          ((f"`{k}`", _code(v.fields), v.clause, v.meaning)
+                           for k, v in KEYWORDS.items())))
+    parts.append("\nAn activated ability of the card's own (any other name, with `effects`) "
+                 f"has the fields {_code(ACTIVATED_FIELDS)} and {_code(TIMED_FIELDS)}.\n\n"
+                 "### Ability fields\n\n"
+                 + _table(("field", "meaning"), ((f"`{k}`", m) for k, m in
+                                                 ABILITY_FIELD_MEANING.items())))
+    parts.append("\n### Immunities (`{keyword: immunity, to: ...}`)\n\n"
+                 + _table(("to", "meaning"), ((f"`{k}`", m) for k, m in IMMUNITY_TO.items())))
+    parts.append(f"\n### Timings of an activated ability\n\n{_code(TIMINGS)}\n")
+    parts.append("\n### Other spellings (rejected)\n\nThese names are refused with the "
+                 "canonical keyword named:\n\n"
+                 + _table(("written", "write"), ((f"`{a}`", f"`{c}`")
+                                                 for a, c in KEYWORD_ALIASES.items())))
+    parts.append("\n## Counters\n\n`counters: {NAME: count}` on a card; `put_counter` / "
+                 "`remove_counter` `counter:`. A count of 0 and an absent counter are the same. "
+                 "Other counters: `x-NAME` (see above).\n\n"
+                 + _table(("counter", "clause", "meaning"),
+                          ((f"`{k}`", v.clause, v.meaning) for k, v in COUNTERS.items())))
+    parts.append("\n## Events\n\nAn event is `{event: NAME, ...fields}`. An implementation "
+                 "emits the *required* fields of every event it emits (the others where they "
+                 "apply: a field whose value is none is left out); a case's `then.events` may "
+                 "name any of the fields.\n\n"
+                 + _table(("event", "required fields", "other fields", "meaning"),
+                          ((f"`{k}`", _code(v.required),
+                            _code([f for f in v.fields if f not in v.required]), v.meaning)
+                           for k, v in EVENTS.items())))
+    parts.append("\n## `moved.cause`\n\n" + _table(("cause", "when"), (
+        (f"`{k}`", m) for k, m in MOVE_CAUSES.items())))
+    parts.append("\n### Per verb\n\n" + _table(("verb", "cause"), (
+        (f"`{k}`", m) for k, m in MOVE_CAUSE_BY_VERB.items())))
+    parts.append("\n### The `move` verb\n\n" + _table(("from", "to", "cause"), (
+        (a, b, c) for (a, b), c in MOVE_CAUSE_OF_MOVE.items())))
+    parts.append("\n## Refusal clauses\n\nThe clause per verb and situation. For a player "
+                 "action the step is refused with it (`then.error.clause`); for an effect it is "
+                 "the clause of the `effect_prevented` event (an effect is never refused by a "
+                 "rule: it does what it can, 4.24.2). A `then.error.clause` matches the "
+                 "refusing clause or any ancestor of it.\n\n"
+                 + _table(("verb", "situation", "clause"), REFUSALS))
+    parts.append("\n## Card fields\n\n" + _table(("field", "meaning"), (
+        (f"`{k}`", m) for k, m in CARD_FIELDS.items())))
+    parts.append("\n### Returned only\n\nFields an implementation returns and `then` may "
+                 "name, but `given` never sets (a returned state given back as `given` may "
+                 "carry them; they are ignored on input):\n\n"
+                 + _table(("field", "meaning"), ((f"`{k}`", m) for k, m in
+                                                 RETURNED_CARD_FIELDS.items())))
+    parts.append("\n## Player fields\n\n" + _table(("field", "meaning"), (
+        (f"`{k}`", m) for k, m in PLAYER_FIELDS.items())))
+    parts.append("\n## Fields of `then`\n\n" + _table(("field", "meaning"), (
+        (f"`{k}`", m) for k, m in THEN_FIELDS.items())))
+    return "".join(parts)
+
+
 def render(schema: dict) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
@@ -695,13 +798,16 @@ def render(schema: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from conformance.atomicio import write_text
-    text = render(generated_schema())
+    outputs = {SCHEMA_PATH: render(generated_schema()), DOC_PATH: render_doc()}
     if "--check" in argv:
-        same = SCHEMA_PATH.read_text(encoding="utf-8") == text
-        print("schema up to date" if same else f"{SCHEMA_PATH} differs from the generated schema")
-        return 0 if same else 1
-    write_text(SCHEMA_PATH, text)
-    print(f"wrote {SCHEMA_PATH}")
+        stale = [p for p, text in outputs.items()
+                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        for p in stale:
+            print(f"{p} differs from the generated one: run python -m conformance.vocabulary")
+        return 1 if stale else 0
+    for p, text in outputs.items():
+        write_text(p, text)
+        print(f"wrote {p}")
     return 0
 
 
