@@ -4,20 +4,25 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check prove fuzz bench clean
+.PHONY: run test check prove fuzz bench strength clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
+	$(BIN)/python -m pip install --quiet -e '.[bench,test,strength]'
 	touch $(STAMP)
 
 # the main job: the full corpus against the reference engine, the coverage summary,
-# then the HTML report (reports/runs/ and reports/site/ are not tracked)
+# the proofs the report shows (reports/prove.*), then the HTML report. Everything under
+# reports/ that is generated is untracked (.gitignore). The exit code is the corpus
+# run's; a failing `kodex prove` is reported but only stops the job when it wrote no
+# reports/prove.json for the HTML report.
 run: $(STAMP)
 	$(BIN)/kodex run -q --coverage --json reports/runs/reference.json; rc=$$?; \
+	$(BIN)/kodex prove --out-dir reports > reports/prove.log 2>&1 \
+	  || echo "make run: kodex prove exited $$? (see reports/prove.log, reports/prove.md)" >&2; \
 	$(BIN)/kodex report --results reports/runs/reference.json --prove reports/prove.json \
 	  --out reports/site || exit $$?; exit $$rc
 
@@ -33,6 +38,11 @@ prove: $(STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/kodex fuzz --examples 2000
+
+# mutation testing of model/ against the corpus alone (properties/strength.py, cosmic-ray):
+# reports/strength.md + reports/strength.json; incremental (cache: .strength-cache/)
+strength: $(STAMP)
+	$(BIN)/kodex strength --workers 2
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py

@@ -5,18 +5,38 @@ Measures
    and the engine together (accepted steps per second);
 2. the engine alone: the driver's games replayed with `model.engine.run_case`;
 3. the full corpus (conformance/corpus) through `conformance.loader` and
-   `conformance.runner.run_cases`, in-process.
+   `conformance.runner.run_cases`, in-process;
+4. a large state: 20,000 cards in the decks and 300 `move` steps through
+   `model.engine.run_case` (the cost of a step must not grow with the cards
+   it does not touch: constant-time look-ups, copy-on-read cards).
 
-Prints a small table with the targets (≥ 2,000 engine steps/s, corpus < 5 s) as
-pass/fail. Never part of the test suite; run it with
-``PYTHONPATH=. python benchmarks/bench_engine.py [--games N] [--steps M]``.
-Exit status 0 always (the numbers are for reading), unless ``--strict``.
+5. the case rates (issue 10): ``kodex run -q`` as a whole process, start to
+   exit (cold: ``KODEX_NO_CACHE=1``; warm: the loaded-corpus cache filled),
+   the in-process case loop alone (``run_cases`` on loaded cases), the same
+   cases through ``kodex serve`` over protocol 1, and the scaling factor at
+   10x the cases (time for 10x / (10 x time for 1x); 1.0 is linear).
+
+Prints a small table with the targets (≥ 2,000 engine steps/s, corpus < 5 s,
+protocol ≥ 0.8 of the in-process case rate) as pass/fail. ``--json`` prints
+one JSON line instead (``corpus_cases_per_s``, ``corpus_cold_cases_per_s``,
+``engine_cases_per_s``, ``protocol_cases_per_s``, ``protocol_ratio``,
+``games_per_s``, ``steps_per_s``, ``peak_mib``, ``scaling_10x``, …). Rates are
+medians of ``--repeat`` runs. Never part of the test suite; run it with
+``PYTHONPATH=. python benchmarks/bench_engine.py [--games N] [--steps M] [--json]``.
+The benchmark uses its own cache directory (a temporary ``KODEX_CACHE_DIR``),
+never the user's. Exit status 0 always (the numbers are for reading), unless
+``--strict``.
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -28,6 +48,8 @@ if str(ROOT) not in sys.path:
 
 TARGET_STEPS_PER_S = 2000.0
 TARGET_CORPUS_S = 5.0
+TARGET_LARGE_S = 5.0
+TARGET_PROTOCOL_RATIO = 0.8      # protocol case rate / in-process case rate
 
 
 def _measure(fn: Callable[[], Any]) -> tuple[Any, float, int]:
@@ -83,21 +105,138 @@ def bench_corpus() -> dict[str, Any]:
             "peak": peak, "ok": report.ok}
 
 
+def bench_large_state(cards: int = 20000, moves: int = 300) -> dict[str, Any]:
+    from model.engine import run_case
+    defs = {f"c{i}": {"kind": "creature", "damage": 1, "hp": 1} for i in range(cards)}
+    half = cards // 2
+    given = {"players": {"A": {"deck": [f"c{i}" for i in range(half)]},
+                         "B": {"deck": [f"c{i}" for i in range(half, cards)]}},
+             "cards": defs}
+    when = [{"move": {"card": f"c{(k * 37) % cards}", "to": ("hand", "graveyard", "reserve")[k % 3]}}
+            for k in range(moves)]
+
+    def run():
+        return run_case(given, when)
+    result, elapsed, peak = _measure(run)
+    assert result.refused is None, result.refused
+    return {"name": f"large state ({cards:,} cards, {moves} moves)", "steps": moves, "seconds": elapsed,
+            "rate": moves / elapsed if elapsed else 0.0, "peak": peak}
+
+
+def _median_seconds(fn: Callable[[], Any], repeat: int) -> tuple[Any, float]:
+    """(last result, median seconds) of ``repeat`` calls."""
+    times, result = [], None
+    for _ in range(max(1, repeat)):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return result, statistics.median(times)
+
+
+def bench_corpus_process(repeat: int, cache_dir: str) -> dict[str, Any]:
+    """``kodex run -q`` on the corpus as a whole process, start to exit (median
+    wall seconds); cold (no cache) and warm (the cache filled by a first run)."""
+    from conformance.loader import load_files
+    n = len(load_files().cases)
+    argv = [sys.executable, "-m", "conformance", "run", "-q"]
+    base = {**os.environ, "KODEX_CACHE_DIR": cache_dir}
+    base.pop("KODEX_NO_CACHE", None)
+
+    def one(env):
+        def run():
+            proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+            assert proc.returncode == 0, f"kodex run -q exited {proc.returncode}"
+        return run
+    _, cold = _median_seconds(one({**base, "KODEX_NO_CACHE": "1"}), repeat)
+    one(base)()                                   # fill the cache
+    _, warm = _median_seconds(one(base), repeat)
+    return {"cases": n, "cold_s": cold, "warm_s": warm}
+
+
+def bench_case_rates(repeat: int, cache_dir: str) -> dict[str, Any]:
+    """The case loop alone: in-process, through ``kodex serve``, and at 10x the cases."""
+    from conformance.loader import load_files
+    from conformance.protocol import ProtocolClient
+    from conformance.runner import run_cases
+    cases = load_files().cases
+    run_cases(cases, progress=False)              # warm the imports
+    report, engine_s = _median_seconds(lambda: run_cases(cases, progress=False), repeat)
+    assert report.ok, report.totals
+    _, ten_s = _median_seconds(lambda: run_cases(cases * 10, progress=False), 1)
+    command = f"{sys.executable} -m conformance serve"
+
+    def through():
+        with ProtocolClient(command, stderr_path=Path(cache_dir) / "serve.stderr.log",
+                            cwd=ROOT) as client:
+            return run_cases(cases, impl=client, progress=False)
+    report, proto_s = _median_seconds(through, repeat)
+    assert report.ok, report.totals
+    return {"cases": len(cases), "engine_s": engine_s, "protocol_s": proto_s,
+            "ten_s": ten_s, "scaling_10x": ten_s / (10 * engine_s)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--json", action="store_true", help="print one JSON line of figures")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per rate (the median is kept)")
     args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="kodex-bench-") as cache_dir:
+        os.environ["KODEX_CACHE_DIR"] = cache_dir      # never the user's cache
+        os.environ.pop("KODEX_NO_CACHE", None)
+        return _main(args, cache_dir)
 
+
+def _main(args, cache_dir: str) -> int:
     driver = bench_driver(args.games, args.steps)
     replay = bench_replay(driver.pop("played"))
     corpus = bench_corpus()
+    large = bench_large_state()
+    process = bench_corpus_process(args.repeat, cache_dir)
+    rates = bench_case_rates(args.repeat, cache_dir)
+    n = rates["cases"]
+    engine_rate = n / rates["engine_s"]
+    protocol_rate = n / rates["protocol_s"]
+    figures = {
+        "corpus_cases": process["cases"],
+        "corpus_cases_per_s": round(process["cases"] / process["warm_s"], 1),
+        "corpus_cold_cases_per_s": round(process["cases"] / process["cold_s"], 1),
+        "corpus_process_s": round(process["warm_s"], 3),
+        "corpus_cold_process_s": round(process["cold_s"], 3),
+        "engine_cases_per_s": round(engine_rate, 1),
+        "protocol_cases_per_s": round(protocol_rate, 1),
+        "protocol_ratio": round(protocol_rate / engine_rate, 3),
+        "scaling_10x": round(rates["scaling_10x"], 3),
+        "games_per_s": round(args.games / driver["seconds"], 2) if driver["seconds"] else 0.0,
+        "steps_per_s": round(driver["rate"], 1),
+        "engine_steps_per_s": round(replay["rate"], 1),
+        "large_state_s": round(large["seconds"], 3),
+        "peak_mib": round(max(r["peak"] for r in (driver, replay, corpus, large)) / 2**20, 1),
+        "corpus_peak_mib": round(corpus["peak"] / 2**20, 1),
+        "repeat": args.repeat,
+    }
+    proto_row = {"name": f"protocol / in-process ({n} cases)", "steps": n,
+                 "seconds": rates["protocol_s"], "rate": protocol_rate, "peak": 0}
+    proc_row = {"name": f"kodex run -q, whole process (cold {process['cold_s']:.2f} s)",
+                "steps": process["cases"], "seconds": process["warm_s"],
+                "rate": process["cases"] / process["warm_s"], "peak": 0}
     checks = [
         (driver, f"≥ {TARGET_STEPS_PER_S:,.0f} steps/s", driver["rate"] >= TARGET_STEPS_PER_S),
         (replay, f"≥ {TARGET_STEPS_PER_S:,.0f} steps/s", replay["rate"] >= TARGET_STEPS_PER_S),
         (corpus, f"< {TARGET_CORPUS_S:g} s", corpus["seconds"] < TARGET_CORPUS_S),
+        (large, f"< {TARGET_LARGE_S:g} s", large["seconds"] < TARGET_LARGE_S),
+        (proc_row, f"< {TARGET_CORPUS_S:g} s", process["warm_s"] < TARGET_CORPUS_S),
+        (proto_row, f"≥ {TARGET_PROTOCOL_RATIO:g} × in-process",
+         figures["protocol_ratio"] >= TARGET_PROTOCOL_RATIO),
     ]
+    if args.json:
+        figures["missed"] = [row["name"] for row, _, ok in checks if not ok]
+        print(json.dumps(figures))
+        return 1 if (args.strict and figures["missed"]) else 0
     try:
         from rich.console import Console
         from rich.table import Table
@@ -110,6 +249,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{row['peak'] / 2**20:.1f} MiB", target,
                       "[green]pass[/green]" if ok else "[red]FAIL[/red]")
         Console(width=max(100, Console().width)).print(t)
+        print(f"cases/s: whole process {figures['corpus_cases_per_s']:,.0f} (cold "
+              f"{figures['corpus_cold_cases_per_s']:,.0f}), in-process loop "
+              f"{figures['engine_cases_per_s']:,.0f}, protocol {figures['protocol_cases_per_s']:,.0f}"
+              f" ({figures['protocol_ratio']:.2f}x); 10x cases: scaling {figures['scaling_10x']:.2f}")
     except ImportError:  # pragma: no cover
         for row, target, ok in checks:
             print(f"{row['name']:<40} {row['steps']:>7} {row['seconds']:7.2f} s {row['rate']:9.0f}/s "

@@ -12,21 +12,41 @@ Subcommands:
 ``check [paths…]``
     load and validate cases without running them; exit 2 on input errors.
 ``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
-[--json FILE] [--xfail FILE] [--timeout S] [-q] [--coverage] [--junit FILE]
-[--ndjson FILE|-]``
+[--json FILE] [--xfail FILE] [--timeout S] [--max-restarts N] [-q] [--coverage]
+[--junit FILE] [--ndjson FILE|-] [--shard K/N]``
     run cases in-process (reference engine) or through an implementation
-    speaking protocol 1; exit 0 when everything passes (skips and xfails
-    allowed), 1 on any fail/error/timeout/xpass (or when the implementation
-    cannot be started), 2 on invalid input (the valid cases still run).
-    ``--coverage`` prints the coverage per Kódex title and part after the
-    run (passes from this run).
+    speaking protocol 1. Exit status (docs/spec/hkk-results.md):
+    0 every selected case that ran passed (skips and xfails allowed) and at
+    least one was tested; 1 a fail, error, timeout or xpass; 2 invalid input
+    (a case file's errors — the valid cases still run —, a selection that
+    matches no case, an ``--xfail`` entry that matches no case, a bad option);
+    3 the implementation could not be started or the harness gave up on it
+    (cases not run; ``--json`` still writes the results, saying so); 4 nothing
+    was tested (every selected case was skipped). ``--coverage`` prints the
+    coverage per Kódex title and part after the run into ``reports/`` of the
+    working directory. ``--shard K/N`` runs only the K-th of N slices of the
+    selection (a stable hash of each case id: a case keeps its slice when
+    unrelated cases are added); an empty slice is exit 2 like any empty
+    selection.
+``merge A.json B.json … --json OUT``
+    join the results files of one run split with ``--shard`` into one
+    (``hkk-results/2``; totals recomputed from the cases). Inputs that
+    overlap (a case twice) or disagree (kit, implementation, profile, ruleset)
+    are refused: exit 2, nothing written. Otherwise the exit status is
+    ``kodex run``'s for the merged cases: 3 when an input says the
+    implementation was unavailable or the harness gave up, 1 a fail, error,
+    timeout or xpass, 4 nothing tested, 0.
 ``serve [--ruleset NAME]``
     the reference engine speaking protocol 1 on stdin/stdout.
 ``coverage [paths…] [--impl COMMAND] [--results FILE] [--out DIR]``
-    clause coverage per Kódex title and part; writes ``coverage.md`` and
-    ``coverage.json`` (default directory ``reports/``).
+    clause coverage per Kódex title and part and, with a run, the
+    implementation's own verdicts and pass rate per title; writes
+    ``coverage.md`` and ``coverage.json`` (default directory ``reports/`` of
+    the working directory); exit 1 for a results file without cases.
 ``diff OLD.json NEW.json [--json [FILE]]``
-    compare two results files; exit 1 when a case that passed no longer does.
+    compare two results files; exit 1 on a regression (a pass became a fail,
+    error, timeout or xfail), 3 when passes were only lost to skip / not run,
+    2 on an unreadable file (docs/spec/hkk-results.md).
 ``amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH]``
     what an amended copy of the Kódex documents changes (clauses changed,
     renumbered, removed, added) and the cases, code and registers citing them;
@@ -58,13 +78,62 @@ from rich.table import Table
 from rich.text import Text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
-EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_NOTHING = 0, 1, 2, 3, 4
 
 STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
          "timeout": "bold magenta", "skip": "yellow", "xfail": "cyan",
-         "xpass": "bold red reverse"}
+         "xpass": "bold red reverse", "not_run": "bold red"}
 LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "timeout": "TIMEOUT",
-         "skip": "SKIP", "xfail": "XFAIL", "xpass": "XPASS"}
+         "skip": "SKIP", "xfail": "XFAIL", "xpass": "XPASS", "not_run": "NOT RUN"}
+MAX_SHOWN = 300          # characters of an outside text (title, id, message) printed
+MAX_TIMEOUT = 3600.0     # the largest per-case deadline --timeout accepts
+
+
+def safe_text(value, limit: int = MAX_SHOWN) -> str:
+    """An outside text made safe for a terminal: control characters escaped
+    (``\\x1b``, ``\\n``), at most ``limit`` characters, the rest counted."""
+    s = str(value)
+    cut = len(s) > limit
+    head = s[:limit]
+    out = []
+    for ch in head:
+        o = ord(ch)
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif o < 0x20 or 0x7F <= o < 0xA0 or o in (0x2028, 0x2029) or 0x202A <= o <= 0x202E \
+                or 0x2066 <= o <= 0x2069:
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    if cut:
+        text += f"… ({len(s) - limit} more characters)"
+    return text
+
+
+def timeout_value(text: str) -> float:
+    """``--timeout``: a finite number of seconds, more than 0 and at most MAX_TIMEOUT."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    if not (v == v) or v in (float("inf"), float("-inf")) or v <= 0 or v > MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a per-case deadline is a finite number of seconds, "
+            f"more than 0 and at most {MAX_TIMEOUT:g}")
+    return v
+
+
+def count_value(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    if v < 0 or v > 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 0 to 1000")
+    return v
 
 
 class CLIError(Exception):
@@ -131,7 +200,7 @@ def load_cases(paths, catalog=None):
 
 def _print_errors(console: Console, errors: list[str]) -> None:
     for e in errors:
-        console.print(Text(e, style="red"), soft_wrap=True)
+        console.print(Text(safe_text(e, 2000), style="red"), soft_wrap=True)
 
 
 def clause_matches(cid: str, prefix: str) -> bool:
@@ -199,14 +268,14 @@ def _short(value, limit: int = 300) -> str:
 
 
 def print_outcome(console: Console, oc, catalog, quiet: bool = False) -> None:
-    if quiet and oc.outcome == "pass":
+    if quiet and oc.outcome in ("pass", "skip"):
         return
     line = Text()
     line.append(f"{LABEL.get(oc.outcome, oc.outcome.upper()):<7}", style=STYLE.get(oc.outcome, ""))
     line.append(" ")
-    line.append(str(oc.case_id), style="bold")
+    line.append(safe_text(oc.case_id), style="bold")
     if oc.title:
-        line.append(f"  {oc.title}", style="dim")
+        line.append(f"  {safe_text(oc.title)}", style="dim")
     if oc.ruleset and oc.ruleset != "kodex":
         line.append(f"  [{oc.ruleset}]", style="cyan")
     console.print(line, soft_wrap=True)
@@ -216,33 +285,34 @@ def print_outcome(console: Console, oc, catalog, quiet: bool = False) -> None:
     if oc.outcome in ("fail", "error", "timeout", "xpass", "xfail"):
         detail = Text(pad)
         detail.append("clause ", style="dim")
-        detail.append(clause_label(catalog, oc.clause))
+        detail.append(safe_text(clause_label(catalog, oc.clause)))
         if oc.also:
-            detail.append("  also " + ", ".join(map(str, oc.also)), style="dim")
+            detail.append("  also " + safe_text(", ".join(map(str, oc.also))), style="dim")
         console.print(detail, soft_wrap=True)
-        console.print(Text(f"{pad}at {oc.file}:{oc.line}", style="dim"), soft_wrap=True)
+        console.print(Text(f"{pad}at {safe_text(oc.file)}:{oc.line}", style="dim"), soft_wrap=True)
     if oc.difference:
         d = oc.difference
-        console.print(Text(f"{pad}first difference at {d.get('path') or '(top)'}"), soft_wrap=True)
-        console.print(Text(f"{pad}  expected: {_short(d.get('expected'))}", style="green"),
+        console.print(Text(f"{pad}first difference at {safe_text(d.get('path') or '(top)')}"),
                       soft_wrap=True)
-        console.print(Text(f"{pad}  actual:   {_short(d.get('actual'))}", style="red"),
+        console.print(Text(f"{pad}  expected: {safe_text(_short(d.get('expected')))}",
+                           style="green"), soft_wrap=True)
+        console.print(Text(f"{pad}  actual:   {safe_text(_short(d.get('actual')))}", style="red"),
                       soft_wrap=True)
     if oc.message:
-        console.print(Text(f"{pad}{oc.message}"), soft_wrap=True)
+        console.print(Text(f"{pad}{safe_text(oc.message, 2000)}"), soft_wrap=True)
     if oc.outcome == "error" and oc.traceback:
-        tb = oc.traceback.rstrip().splitlines()
+        tb = str(oc.traceback).rstrip().splitlines()
         shown = tb[-12:]
         if len(tb) > len(shown):
             shown = ["…"] + shown
         for t in shown:
-            console.print(Text(f"{pad}| {t}", style="dim"), soft_wrap=True)
+            console.print(Text(f"{pad}| {safe_text(t)}", style="dim"), soft_wrap=True)
 
 
 def totals_text(totals: dict, seconds: float) -> Text:
     names = [("pass", "passed"), ("fail", "failed"), ("error", "errors"),
              ("timeout", "timeouts"), ("skip", "skipped"), ("xfail", "xfailed"),
-             ("xpass", "xpassed")]
+             ("xpass", "xpassed"), ("not_run", "NOT RUN")]
     n = sum(totals.values())
     t = Text(f"{n} case{'s' if n != 1 else ''}: ", style="bold")
     parts = [(f"{totals.get(k, 0)} {label}", STYLE[k]) for k, label in names
@@ -371,39 +441,140 @@ def cmd_check(args) -> int:
     return EXIT_INPUT if errors else EXIT_OK
 
 
-def _open_impl(command: str, timeout: float | None, console: Console):
-    from conformance.protocol import ProtocolClient, ProtocolError
+def _open_impl(command: str, timeout: float | None, console: Console, *,
+               max_restarts: int | None = None, stderr_path=None):
+    """(client, None), or (None, reason) when the implementation cannot be used."""
+    from conformance.protocol import DEFAULT_MAX_RESTARTS, ProtocolClient, ProtocolError
     from conformance.runner import DEFAULT_TIMEOUT
     try:
-        return ProtocolClient(command, timeout=timeout or DEFAULT_TIMEOUT)
+        return ProtocolClient(command, timeout=timeout or DEFAULT_TIMEOUT,
+                              max_restarts=(DEFAULT_MAX_RESTARTS if max_restarts is None
+                                            else max_restarts),
+                              stderr_path=stderr_path), None
     except ProtocolError as exc:
-        console.print(Text(f"implementation unavailable: {exc}", style="red"), soft_wrap=True)
+        reason = f"implementation unavailable: {exc}"
+        console.print(Text(safe_text(reason, 2000), style="bold red"), soft_wrap=True)
+        return None, reason
+
+
+def _selection_words(args) -> str:
+    words = []
+    if getattr(args, "paths", None):
+        words.append("paths " + " ".join(args.paths))
+    if getattr(args, "k", None):
+        words.append(f"-k {args.k!r}")
+    if getattr(args, "clause", None):
+        words.append(f"--clause {args.clause}")
+    return ", ".join(words) or "the corpus"
+
+
+def _unmatched_xfail(xfail: dict[str, str], cases) -> list[str]:
+    """Entries of an expected-failures file that name no loaded case."""
+    from conformance.runner import _xfail_reason
+    ids = [str(c.id) for c in cases]
+    idset = set(ids)
+    out = []
+    for entry in xfail:
+        if entry in idset:
+            continue
+        if any(ch in entry for ch in "*?[") and any(_xfail_reason(i, {entry: ""}) is not None
+                                                   for i in ids):
+            continue
+        out.append(entry)
+    return out
+
+
+def _stderr_log_for(json_path: str | None):
+    """Each run its own stderr log: beside ``--json FILE`` as ``FILE.stderr.log``
+    (else the client's default under ``reports/runs/``)."""
+    if not json_path or json_path == "-":
         return None
+    p = Path(json_path)
+    return p.with_name(p.stem + ".stderr.log")
+
+
+def run_exit_code(report, input_errors: bool) -> int:
+    """The exit status of ``kodex run`` (module docstring; docs/spec/hkk-results.md)."""
+    if input_errors:
+        return EXIT_INPUT
+    if report.unavailable or report.gave_up:
+        return EXIT_UNAVAILABLE
+    if not report.ok:
+        return EXIT_FAIL
+    if report.tested == 0:
+        return EXIT_NOTHING
+    return EXIT_OK
+
+
+def shard_value(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 ≤ K ≤ N (argparse type of ``--shard``)."""
+    k, sep, n = str(text).partition("/")
+    try:
+        index, count = int(k), int(n)
+    except ValueError:
+        index = count = 0
+    if not sep or count < 1 or not 1 <= index <= count or count > 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected K/N, 1 ≤ K ≤ N ≤ 10000 (e.g. 2/4)")
+    return index, count
 
 
 def cmd_run(args) -> int:
-    from conformance.runner import DEFAULT_TIMEOUT, load_xfail, run_cases
+    from conformance.runner import (DEFAULT_TIMEOUT, load_xfail, run_cases, select_shard,
+                                    unavailable_report)
 
     console = _console(stderr=args.ndjson == "-")  # stdout carries the NDJSON then
     catalog = _catalog_or_none()
     all_cases, errors = load_cases(args.paths, catalog=catalog)
     _print_errors(console, errors)
     cases = select_cases(all_cases, args.k, args.clause)
+    selected = len(cases)
+    if args.shard and cases:
+        cases = select_shard(cases, *args.shard)
+    if not cases:
+        what = ("no case was loaded from " + _selection_words(args) if not all_cases
+                else f"the selection ({_selection_words(args)}) matches none of the "
+                     f"{len(all_cases)} cases loaded" if not selected
+                else f"shard {args.shard[0]}/{args.shard[1]} of the {selected} selected "
+                     "cases is empty")
+        console.print(Text(f"NOTHING TO RUN: {what}; a run that tests nothing is not a pass",
+                           style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
     xfail = None
     if args.xfail:
         try:
             xfail = load_xfail(args.xfail)
         except Exception as exc:
-            console.print(Text(f"{args.xfail}: cannot read the xfail file: {exc}", style="red"))
+            console.print(Text(f"{args.xfail}: cannot read the xfail file: {safe_text(exc)}",
+                               style="red"))
+            return EXIT_INPUT
+        stale = _unmatched_xfail(xfail, all_cases)
+        if stale:
+            console.print(Text(f"{args.xfail}: {len(stale)} expected-failure entr"
+                               f"{'y matches' if len(stale) == 1 else 'ies match'} no case loaded: "
+                               + safe_text(", ".join(stale), 1000), style="bold red"),
+                          soft_wrap=True)
             return EXIT_INPUT
     impl = None
     if args.impl:
-        impl = _open_impl(args.impl, args.timeout, console)
+        impl, reason = _open_impl(args.impl, args.timeout, console,
+                                  max_restarts=args.max_restarts,
+                                  stderr_path=_stderr_log_for(args.json))
         if impl is None:
-            return EXIT_FAIL
+            report = unavailable_report(cases, reason, args.ruleset, args.impl)
+            if args.json:
+                report.write_json(args.json)
+                console.print(Text(f"results written to {args.json} "
+                                   f"({len(cases)} cases not run)", style="dim"))
+            if args.junit:
+                from conformance import outputs
+                outputs.write_junit(args.junit, report)
+            return EXIT_UNAVAILABLE
         info = impl.implementation
-        console.print(Text(f"implementation: {info.get('name', '?')} {info.get('version', '')}"
-                           f" ({info.get('language', '?')})", style="dim"))
+        console.print(Text(safe_text(f"implementation: {info.get('name', '?')} "
+                                     f"{info.get('version', '')} ({info.get('language', '?')})"),
+                           style="dim"))
+        if impl.profile_declared:
+            console.print(Text("declared profile: " + ", ".join(impl.profile), style="dim"))
     from conformance import outputs
     stream = outputs.NdjsonStream(args.ndjson) if args.ndjson else None
     t0 = time.perf_counter()
@@ -422,6 +593,20 @@ def cmd_run(args) -> int:
     if args.junit:
         outputs.write_junit(args.junit, report)
     console.print(totals_text(report.totals, time.perf_counter() - t0))
+    if args.quiet and report.totals.get("skip"):
+        console.print(Text(f"({report.totals['skip']} skipped cases not listed: -q)",
+                           style="dim"))
+    if impl is not None and report.profile_declared:
+        _print_profiles(console, report)
+    if report.gave_up:
+        g = report.gave_up
+        console.print(Text(safe_text(
+            f"GAVE UP on the implementation after case {g.get('after_case')}: {g.get('reason')}; "
+            f"{report.totals.get('not_run', 0)} cases NOT RUN", 2000), style="bold red"),
+            soft_wrap=True)
+    if report.tested == 0:
+        console.print(Text("NOTHING TESTED: every selected case was skipped "
+                           "(see the skip reasons); this run is not a pass", style="bold red"))
     if impl is not None and impl.stderr_path:
         console.print(Text(f"implementation stderr: {impl.stderr_path}", style="dim"))
     if args.json:
@@ -433,11 +618,28 @@ def cmd_run(args) -> int:
                            outcomes=report.outcomes, implementation=report.implementation,
                            ruleset=report.ruleset)
         cov.print_table(data, console)
-        md, js = cov.write_reports(data)
+        md, js = cov.write_reports(data, Path("reports"))
         console.print(Text(f"written: {md}, {js}", style="dim"))
-    if errors:
-        return EXIT_INPUT
-    return EXIT_OK if report.ok else EXIT_FAIL
+    return run_exit_code(report, bool(errors))
+
+
+def _print_profiles(console: Console, report) -> None:
+    table = Table(title="per observation (conformance profile)")
+    for col in ("observation", "in profile", "cases", "pass", "fail", "skip", "pass rate"):
+        table.add_column(col, justify="left" if col == "observation" else "right")
+    tallies = report.profile_tallies()
+    from conformance.profiles import ALL
+    for obs in ALL:
+        row = tallies.get(obs)
+        if row is None:
+            continue
+        rate = row.get("pass_rate")
+        table.add_row(obs, "yes" if obs in report.profile else "no", str(row["cases"]),
+                      str(row.get("pass", 0) + row.get("xpass", 0)),
+                      str(row.get("fail", 0) + row.get("error", 0) + row.get("timeout", 0)
+                          + row.get("not_run", 0)),
+                      str(row.get("skip", 0)), "—" if rate is None else f"{100 * rate:.1f}%")
+    console.print(table)
 
 
 def cmd_serve(args) -> int:
@@ -474,9 +676,9 @@ def cmd_coverage(args) -> int:
     else:
         impl = None
         if args.impl:
-            impl = _open_impl(args.impl, args.timeout, console)
+            impl, _reason = _open_impl(args.impl, args.timeout, console)
             if impl is None:
-                return EXIT_FAIL
+                return EXIT_UNAVAILABLE
         try:
             report = run_cases(cases, ruleset=args.ruleset, impl=impl, progress=True,
                                timeout=args.timeout or DEFAULT_TIMEOUT)
@@ -489,12 +691,47 @@ def cmd_coverage(args) -> int:
     cov.print_table(data, console)
     md, js = cov.write_reports(data, args.out)
     console.print(Text(f"written: {md}, {js}", style="dim"))
-    return EXIT_INPUT if errors else EXIT_OK
+    if errors:
+        return EXIT_INPUT
+    if data.get("run") is not None and data["run"].get("no_cases"):
+        return EXIT_FAIL         # a results file without a case is no verdict
+    return EXIT_OK
 
 
 def cmd_diff(args) -> int:
     from reports import diff
     return diff.main([args.old, args.new] + (["--json", args.json] if args.json else []))
+
+
+def cmd_merge(args) -> int:
+    from conformance import atomicio
+    from conformance.runner import merge_results, merged_exit_code, read_results
+    console = _console(stderr=True)
+    named = []
+    for path in args.files:
+        try:
+            named.append((path, read_results(path)))
+        except (OSError, ValueError) as exc:
+            console.print(Text(f"kodex merge: {safe_text(exc, 2000)}", style="bold red"),
+                          soft_wrap=True)
+            return EXIT_INPUT
+    try:
+        merged = merge_results(named)
+    except ValueError as exc:
+        for i, line in enumerate(str(exc).split("\n")):
+            console.print(Text(("kodex merge: " if i == 0 else "") + safe_text(line),
+                               style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
+    from conformance.runner import results_schema_problem
+    problem = results_schema_problem(merged)
+    if problem:                     # pragma: no cover - the inputs were valid
+        console.print(Text(f"kodex merge: the merged results break the schema: {problem}",
+                           style="bold red"))
+        return EXIT_INPUT
+    atomicio.write_text(args.json, json.dumps(merged, ensure_ascii=False, indent=2) + "\n")
+    console.print(totals_text(merged["totals"], merged["duration_ms"] / 1000.0))
+    console.print(Text(f"{len(named)} results files merged into {args.json}", style="dim"))
+    return merged_exit_code(merged)
 
 
 def cmd_report(args) -> int:
@@ -511,6 +748,10 @@ def cmd_amend(args) -> int:
     for path in args.corpus or []:
         argv += ["--corpus", path]
     return amendment.main(argv)
+
+
+# subcommands carried out by properties.<name>.main(argv), imported only when used
+DELEGATED = ("prove", "fuzz", "strength")
 
 
 def _delegate(name: str, argv: list[str]) -> int:
@@ -565,9 +806,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--xfail", metavar="FILE", help="expected failures of the implementation")
     s.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case)")
     s.add_argument("--ndjson", metavar="FILE", help="stream one JSON line per case ('-': stdout)")
-    s.add_argument("--timeout", metavar="S", type=float, help="per-case deadline (default 5)")
-    s.add_argument("-q", "--quiet", action="store_true", help="print only non-passing cases")
+    s.add_argument("--timeout", metavar="S", type=timeout_value,
+                   help=f"per-case deadline in seconds (default 5; at most {MAX_TIMEOUT:g})")
+    s.add_argument("--max-restarts", metavar="N", type=count_value,
+                   help="give up on the implementation after N cases in a row crashed, hung "
+                        "or answered garbage (default 10); the rest are reported NOT RUN")
+    s.add_argument("-q", "--quiet", action="store_true",
+                   help="print only the cases that did not pass and were not skipped")
     s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
+    s.add_argument("--shard", metavar="K/N", type=shard_value,
+                   help="run only the K-th of N stable slices of the selection (by case id)")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("serve", help="speak protocol 1 on stdin/stdout with the reference engine")
@@ -579,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--impl", metavar="COMMAND", help="run the corpus through this implementation")
     s.add_argument("--results", metavar="FILE", help="use a results JSON instead of running")
     s.add_argument("--ruleset", metavar="NAME", help=argparse.SUPPRESS)
-    s.add_argument("--timeout", metavar="S", type=float, help=argparse.SUPPRESS)
+    s.add_argument("--timeout", metavar="S", type=timeout_value, help=argparse.SUPPRESS)
     s.add_argument("--out", metavar="DIR", default="reports",
                    help="where coverage.md and coverage.json go (default: reports)")
     s.set_defaults(func=cmd_coverage)
@@ -590,6 +838,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="write the comparison as JSON (to FILE, or stdout)")
     s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("merge", help="join the results files of a run split with --shard")
+    s.add_argument("files", nargs="+", metavar="RESULTS.json")
+    s.add_argument("--json", metavar="OUT", required=True, help="where the merged results go")
+    s.set_defaults(func=cmd_merge)
 
     s = sub.add_parser("report", help="a static HTML site from results files (implementation matrix)")
     s.add_argument("--results", metavar="FILE", action="append", required=True,
@@ -611,10 +864,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="case files or directories (default: the corpus); repeatable")
     s.set_defaults(func=cmd_amend)
 
-    for name in ("prove", "fuzz"):
+    for name in DELEGATED:
         s = sub.add_parser(name, help={
             "prove": "Z3 proofs of the priority order (102, mk:5.10) and mk:5.11 findings",
             "fuzz": "random play against the invariants; with --impl, differences from the reference",
+            "strength": "mutation testing of model/ against the corpus: the score per clause",
         }[name],
                            add_help=False)
         s.add_argument("rest", nargs=argparse.REMAINDER)
@@ -624,7 +878,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("prove", "fuzz"):
+    if argv and argv[0] in DELEGATED:
         return _delegate(argv[0], argv[1:])
     parser = build_parser()
     try:

@@ -10,6 +10,12 @@ docs/engine-semantics.md (extra verbs and state fields, via
   that would construct objects (``!!python/...``, custom ``!tags``) and
   non-JSON values (dates, sets, binary) are input errors, and the node is
   neutralised before the safe constructor runs.
+* Bounded time and memory whatever the file: at most ``MAX_FILE_BYTES`` (checked
+  before reading), ``MAX_NODES`` nodes (counted while composing, so composition stops
+  early; and again with aliases expanded: an alias bomb), ``MAX_DEPTH`` levels of
+  nesting (the composer does not recurse; a deeper value is an error of its case) and
+  integers within ±``MAX_INT`` (a longer literal is never converted; Python stops at
+  4,300 digits). See docs/spec/hkk-protocol-additions.md, "Limits".
 * Every problem is an :class:`InputError` with file, line and JSON pointer.
   An invalid case is dropped whole; the other cases of its file still load.
   A problem outside any case (syntax, ``format``, the shape of ``cases``)
@@ -24,13 +30,31 @@ docs/engine-semantics.md (extra verbs and state fields, via
   vocabularies of ``conformance/vocabulary.py`` (keywords, counters, card
   kinds, events and fields, with a did-you-mean).
 
+* A content-keyed cache (:func:`cache_dir`) keeps what one file's parse and
+  checks found (its valid cases as plain JSON data, its input errors, the
+  lines of its ids and clauses), keyed by the file's name and bytes and a
+  fingerprint of everything that decides the checks (the kit's version, the
+  JSON Schema, the sources of this loader, of ``conformance/verbs.py``,
+  ``conformance/vocabulary.py`` and of the ``model/state.py`` it reads, the
+  PyYAML and jsonschema versions). The checks across files (duplicate ids, the
+  Kódex catalog) always run, so the errors are the same with or without the
+  cache. The directory is ``$KODEX_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/hkk-kodex``, else ``~/.cache/hkk-kodex``;
+  ``KODEX_NO_CACHE=1`` turns it off. Entries are JSON written atomically
+  (``conformance.atomicio``); one that is unreadable, too large, of another
+  key or of the wrong shape is ignored and rebuilt; a cache that cannot be
+  written is skipped. The limits above apply before the cache is consulted.
+
 API: :func:`load_files`, :func:`load_text`, :class:`Case`,
-:class:`InputError`, :class:`LoadResult`.
+:class:`InputError`, :class:`LoadResult`, :func:`cache_dir`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +62,9 @@ from typing import Any, Iterable
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from yaml.events import (AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 
 from conformance.verbs import ALL_VERBS, CARD_TYPES, PLAYERS, ZONES
 
@@ -50,7 +77,22 @@ Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML = "tag:yaml.org,2002:"
 SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map"))
 MERGE_TAG = _YAML + "merge"
-MAX_NODES = 200_000            # alias bombs (a large corpus file has ~30k)
+
+# Limits on one case file: a file beyond them is an input error naming the limit, found
+# in bounded time and memory (docs/spec/hkk-protocol-additions.md, "Limits"). The corpus today:
+# largest file ~60 KB and ~8,000 nodes, nesting depth 13, integers up to 25.
+MAX_FILE_BYTES = 1024 * 1024   # checked before the file is read (~17x the largest corpus file)
+MAX_NODES = 200_000            # YAML nodes, counted while composing and again with aliases
+                               # expanded (a 1 MiB file of corpus density has ~130,000)
+MAX_DEPTH = 64                 # nested sequences/mappings, aliases followed
+MAX_INT = 2 ** 53 - 1          # integer magnitude: what every JSON implementation holds exactly
+MAX_NUMBER_CHARS = 64          # a longer integer literal is not converted (Python's
+                               # int-from-string is quadratic and stops at 4,300 digits)
+_TOO_DEEP_TAG = "tag:kodex,2024:too-deep"   # placeholder for a subtree beyond MAX_DEPTH
+
+# the loaded-file cache (module docstring)
+CACHE_FORMAT = "kodex-load-cache/1"
+MAX_CACHE_ENTRY_BYTES = 64 * 1024 * 1024    # a larger entry is not read (and rebuilt)
 
 
 # --------------------------------------------------------------------------
@@ -163,8 +205,46 @@ def _scalar_key(node: Node) -> str:
     return "<" + type(node).__name__.replace("Node", "").lower() + ">"
 
 
+_SCALARS = yaml.constructor.SafeConstructor()     # to read numbers without a document
+
+
+def _bad_number(node: Node) -> str | None:
+    """A YAML integer or float that no JSON implementation would carry: too long to
+    convert, beyond ±MAX_INT, or not finite."""
+    if not isinstance(node, ScalarNode):
+        return None
+    if node.tag == _YAML + "int":
+        if len(node.value) > MAX_NUMBER_CHARS:
+            return (f"an integer of {len(node.value)} characters: integers are limited to "
+                    f"±{MAX_INT} (MAX_INT)")
+        try:
+            value = _SCALARS.construct_yaml_int(node)
+        except (ValueError, yaml.YAMLError):   # pragma: no cover - the resolver's pattern
+            return f"{node.value!r} is not a valid integer"
+        if abs(value) > MAX_INT:
+            return f"the integer {value} is beyond the limit ±{MAX_INT} (MAX_INT)"
+    elif node.tag == _YAML + "float":
+        try:
+            value = _SCALARS.construct_yaml_float(node)
+        except (ValueError, yaml.YAMLError):   # pragma: no cover - the resolver's pattern
+            return f"{_short(node.value)!r} is not a valid number"
+        if value != value or value in (float("inf"), float("-inf")):
+            return (f"{_short(node.value)!r} is not a finite number (JSON has no "
+                    "infinity or NaN)")
+    return None
+
+
+def _too_deep(node: Node, depth: int) -> str | None:
+    """``depth``: the depth ``node`` would have (the root collection is 1)."""
+    if isinstance(node, (SequenceNode, MappingNode)) and depth > MAX_DEPTH:
+        return (f"nested deeper than {MAX_DEPTH} levels (MAX_DEPTH), counting the levels "
+                "that aliases bring in")
+    return None
+
+
 def _check_nodes(root: Node, f: _File) -> None:
-    """Before construction: reject unsafe tags, duplicate and non-string keys.
+    """Before construction: reject unsafe tags, duplicate and non-string keys, numbers
+    JSON cannot carry, and what is too deep or, with aliases expanded, too large.
 
     Offending nodes are replaced by harmless ones (a null, a string key), so
     the document can still be constructed and the other cases survive.
@@ -177,20 +257,25 @@ def _check_nodes(root: Node, f: _File) -> None:
         tag = node.tag
         if tag in SAFE_TAGS:
             return None
+        if tag == _TOO_DEEP_TAG:
+            return f"nested deeper than {MAX_DEPTH} levels (MAX_DEPTH)"
         if tag == _YAML + "timestamp" and isinstance(node, ScalarNode) and not node.style:
-            return (f"{node.value!r} reads as a date/time in YAML; quote it to make it a "
-                    "string")
+            return (f"{_short(node.value)!r} reads as a date/time in YAML; quote it to make it "
+                    "a string")
         if tag.startswith(_YAML + "python/"):
             return f"tag !!{tag[len(_YAML):]} is not allowed: YAML is read with a safe loader only"
         short = "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
-        return (f"tag {short} is not allowed: only plain YAML scalars, sequences and mappings "
-                "(JSON values)")
+        return (f"tag {_short(short)} is not allowed: only plain YAML scalars, sequences and "
+                "mappings (JSON values)")
 
-    def walk(node: Node, ptr: str) -> None:
+    def bad(node: Node, depth: int) -> str | None:
+        return bad_tag(node) or _bad_number(node) or _too_deep(node, depth)
+
+    def walk(node: Node, ptr: str, depth: int) -> None:
         nonlocal count
         count += 1
         if count > MAX_NODES:
-            raise _TooLarge()
+            raise _TooLarge("aliases", node.start_mark)
         if id(node) in on_path:
             f.error(ptr, "a recursive alias (a structure that contains itself)", _line(node))
             return
@@ -198,7 +283,7 @@ def _check_nodes(root: Node, f: _File) -> None:
         try:
             if isinstance(node, SequenceNode):
                 for i, item in enumerate(node.value):
-                    msg = bad_tag(item)
+                    msg = bad(item, depth + 1)
                     if msg:
                         f.error(join(ptr, i), msg, _line(item))
                         node.value[i] = null(item)
@@ -208,7 +293,7 @@ def _check_nodes(root: Node, f: _File) -> None:
                         node.value[i] = null(item)
                         f.neutralised.add(join(ptr, i))
                     else:
-                        walk(item, join(ptr, i))
+                        walk(item, join(ptr, i), depth + 1)
             elif isinstance(node, MappingNode):
                 seen: dict[str, int] = {}
                 for j, (k, v) in enumerate(node.value):
@@ -216,13 +301,14 @@ def _check_nodes(root: Node, f: _File) -> None:
                         if isinstance(v, MappingNode) or (
                                 isinstance(v, SequenceNode)
                                 and all(isinstance(x, MappingNode) for x in v.value)):
-                            msg = bad_tag(v) if v.tag not in SAFE_TAGS else None
+                            msg = (bad_tag(v) if v.tag not in SAFE_TAGS else None) \
+                                or _too_deep(v, depth + 1)
                             if msg:
                                 f.error(ptr, msg, _line(v))
                                 node.value[j] = (k, MappingNode(_YAML + "map", [], v.start_mark,
                                                                 v.end_mark))
                             elif id(v) not in on_path:
-                                walk(v, ptr)
+                                walk(v, ptr, depth + 1)
                             continue
                         f.error(ptr, "a merge key (<<) needs a mapping or a list of mappings",
                                 _line(k))
@@ -234,19 +320,19 @@ def _check_nodes(root: Node, f: _File) -> None:
                     if not isinstance(k, ScalarNode) or k.tag != _YAML + "str":
                         if isinstance(k, ScalarNode) and k.tag in SAFE_TAGS:
                             what = k.tag[len(_YAML):]
-                            msg = (f"the key {k.value!r} reads as a {what}; mapping keys must be "
-                                   "strings (quote it)")
+                            msg = (f"the key {_short(k.value)!r} reads as a {what}; mapping "
+                                   "keys must be strings (quote it)")
                         else:
                             msg = bad_tag(k) or "mapping keys must be strings"
                         f.error(kptr, msg, _line(k))
                         k = ScalarNode(_YAML + "str", key, k.start_mark, k.end_mark)
                         node.value[j] = (k, v)
                     if key in seen:
-                        f.error(kptr, f"duplicate key {key!r} (first on line {seen[key]})",
-                                _line(k))
+                        f.error(kptr, f"duplicate key {_short(key)!r} (first on line "
+                                      f"{seen[key]})", _line(k))
                     else:
                         seen[key] = _line(k)
-                    msg = bad_tag(v)
+                    msg = bad(v, depth + 1)
                     if msg:
                         f.error(kptr, msg, _line(v))
                         node.value[j] = (k, null(v))
@@ -256,19 +342,19 @@ def _check_nodes(root: Node, f: _File) -> None:
                         node.value[j] = (k, null(v))
                         f.neutralised.add(kptr)
                     else:
-                        walk(v, kptr)
+                        walk(v, kptr, depth + 1)
         finally:
             on_path.discard(id(node))
 
-    msg = bad_tag(root)
+    msg = bad_tag(root) or _bad_number(root)
     if msg:
         f.error("", msg, _line(root))
         raise _Unusable()
-    walk(root, "")
+    walk(root, "", 1)
 
 
 class _TooLarge(Exception):
-    pass
+    """More than MAX_NODES nodes; ``args[0]``: "nodes" (as written) or "aliases" (expanded)."""
 
 
 class _Unusable(Exception):
@@ -295,7 +381,107 @@ def _map_lines(root: Node, f: _File) -> None:
                     continue
                 stack.append((v, join(ptr, _scalar_key(k)), _line(k)))
         if len(lines) > MAX_NODES:
-            raise _TooLarge()
+            raise _TooLarge("aliases", node.start_mark)
+
+
+def _short(text: Any, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters for a message."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
+def _compose(loader) -> Node | None:
+    """The node tree of the single document, composed from the (C) parser's events
+    without recursion, counting nodes and depth as it goes.
+
+    More than MAX_NODES nodes stops it (:class:`_TooLarge`); a sequence or mapping
+    deeper than MAX_DEPTH is skipped and stands as a ``_TOO_DEEP_TAG`` scalar, which
+    :func:`_check_nodes` reports and neutralises (only that case is lost). Otherwise
+    the same tree as ``yaml.composer.Composer`` (same errors for undefined aliases,
+    duplicate anchors, several documents).
+    """
+    from yaml.composer import ComposerError
+    get, check, resolve = loader.get_event, loader.check_event, loader.resolve
+    get()                                       # StreamStartEvent
+    if check(StreamEndEvent):
+        get()
+        return None
+    get()                                       # DocumentStartEvent
+    anchors: dict[str, Node] = {}
+    stack: list[list] = []                      # open collections: [node, pending key or None]
+    count = 0
+    root: Node | None = None
+    while root is None:
+        event = get()
+        kind = type(event)
+        node: Node
+        if kind is SequenceEndEvent or kind is MappingEndEvent:
+            node = stack.pop()[0]
+            node.end_mark = event.end_mark
+        else:
+            count += 1
+            if count > MAX_NODES:
+                raise _TooLarge("nodes", event.start_mark)
+            anchor = event.anchor
+            if kind is AliasEvent:
+                if anchor not in anchors:
+                    raise ComposerError(None, None, f"found undefined alias {anchor!r}",
+                                        event.start_mark)
+                node = anchors[anchor]
+            else:
+                if anchor is not None and anchor in anchors:
+                    raise ComposerError(f"found duplicate anchor {anchor!r}; first occurrence",
+                                        anchors[anchor].start_mark, "second occurrence",
+                                        event.start_mark)
+                tag = event.tag
+                if kind is ScalarEvent:
+                    if tag is None or tag == "!":
+                        tag = resolve(ScalarNode, event.value, event.implicit)
+                    node = ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                      style=event.style)
+                elif len(stack) >= MAX_DEPTH:
+                    node = ScalarNode(_TOO_DEEP_TAG, "", event.start_mark, event.start_mark)
+                    level = 1
+                    while level:                # skip the subtree: events only, no nodes
+                        inner = get()
+                        ikind = type(inner)
+                        if ikind is SequenceEndEvent or ikind is MappingEndEvent:
+                            level -= 1
+                            continue
+                        if ikind is SequenceStartEvent or ikind is MappingStartEvent:
+                            level += 1
+                        if ikind is not AliasEvent and inner.anchor is not None:
+                            anchors[inner.anchor] = node     # its aliases are too deep too
+                else:
+                    cls = SequenceNode if kind is SequenceStartEvent else MappingNode
+                    if tag is None or tag == "!":
+                        tag = resolve(cls, None, event.implicit)
+                    node = cls(tag, [], event.start_mark, None, flow_style=event.flow_style)
+                    if anchor is not None:
+                        anchors[anchor] = node
+                    stack.append([node, None])
+                    continue
+                if anchor is not None:
+                    anchors[anchor] = node
+        if not stack:
+            root = node
+        else:
+            top = stack[-1]
+            parent = top[0]
+            if type(parent) is SequenceNode:
+                parent.value.append(node)
+            elif top[1] is None:
+                top[1] = node
+            else:
+                parent.value.append((top[1], node))
+                top[1] = None
+    get()                                       # DocumentEndEvent
+    if not check(StreamEndEvent):
+        event = get()
+        raise ComposerError("expected a single document in the stream", root.start_mark,
+                            "but found another document", event.start_mark)
+    get()                                       # StreamEndEvent
+    return root
 
 
 def _parse(text: str, f: _File) -> Any:
@@ -303,7 +489,7 @@ def _parse(text: str, f: _File) -> Any:
     loader = Loader(text)
     try:
         try:
-            root = loader.get_single_node()
+            root = _compose(loader)
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             line = mark.line + 1 if mark is not None else 1
@@ -313,6 +499,10 @@ def _parse(text: str, f: _File) -> Any:
         except yaml.YAMLError as e:
             f.error("", f"YAML error: {e}", 1)
             raise _Unusable()
+        except _TooLarge as e:
+            f.error("", f"the document has more than {MAX_NODES} nodes (MAX_NODES); "
+                        "split it into several files", e.args[1].line + 1)
+            raise _Unusable()
         if root is None:
             f.error("", f"empty file: expected a mapping with format: {FORMAT} and cases", 1)
             raise _Unusable()
@@ -320,19 +510,27 @@ def _parse(text: str, f: _File) -> Any:
             _check_nodes(root, f)
             data = loader.construct_document(root)
             _map_lines(root, f)
-        except _TooLarge:
-            f.error("", f"the document has more than {MAX_NODES} nodes (an alias bomb?)", 1)
+        except _TooLarge as e:
+            f.error("", f"aliases expand the document to more than {MAX_NODES} nodes "
+                        "(MAX_NODES; an alias bomb?)", e.args[1].line + 1)
             raise _Unusable()
         except yaml.MarkedYAMLError as e:   # should not happen after _check_nodes
             mark = e.problem_mark or e.context_mark
             f.error("", f"YAML error: {e.problem or e}", mark.line + 1 if mark else 1)
             raise _Unusable()
-        except RecursionError:
-            f.error("", "the document is nested too deeply", 1)
+        except RecursionError:              # should not happen after _check_nodes
+            f.error("", f"the document is nested too deeply (MAX_DEPTH is {MAX_DEPTH})", 1)
             raise _Unusable()
         return data
     finally:
         loader.dispose()
+
+
+def _too_big(size: int | None) -> str:
+    """``size``: None where the file was read only up to the limit."""
+    has = f"{size} bytes, more than" if size is not None else "more than"
+    return (f"the file has {has} the limit of {MAX_FILE_BYTES} bytes "
+            "(MAX_FILE_BYTES); split it into several files")
 
 
 # --------------------------------------------------------------------------
@@ -357,7 +555,7 @@ def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:
     for err in _validator().iter_errors(data):
         err = best_match([err]) or err
         ptr = pointer(*err.absolute_path)
-        msg = err.message
+        msg = _short(err.message, 300)     # it quotes the instance, which may be huge
         v = err.validator
         if v in ("additionalProperties", "unevaluatedProperties") and isinstance(err.instance, dict):
             schema = err.schema if isinstance(err.schema, dict) else {}
@@ -638,16 +836,6 @@ def _load_one(text: str, name: str) -> tuple[list[tuple[int, dict]], _File, list
     return [(i, c) for i, c in enumerate(cases) if i not in bad_cases], f, every
 
 
-def _make_case(i: int, c: dict, f: _File) -> Case:
-    cptr = join("/cases", i)
-    return Case(
-        id=c["id"], clause=c["clause"], also=list(c.get("also") or []),
-        title=c.get("title", ""), rulesets=list(c.get("rulesets") or []),
-        tags=list(c.get("tags") or []), given=c.get("given") or {},
-        when=list(c.get("when") or []), then=c.get("then") or {},
-        file=f.name, line=f.lines.get(join(cptr, "id"), f.line_of(cptr)), index=i)
-
-
 def _default_catalog():
     try:
         from conformance.catalog import load_catalog
@@ -666,13 +854,20 @@ class _Collector:
         self.ids: dict[str, tuple[str, int]] = {}
         self.result = LoadResult()
 
-    def add(self, text: str, name: str) -> None:
-        valid, f, every = _load_one(text, name)
-        errors = list(f.errors)
-        valid_by_idx = dict(valid)
-        keep: list[tuple[int, dict]] = []
+    def add(self, text: str, name: str, raw: bytes | None = None) -> None:
+        """Add one file's cases. ``raw``: the file's bytes, when it came from a
+        file (then the cache is consulted)."""
+        size = len(text)
+        if size * 4 > MAX_FILE_BYTES:       # a character is at most 4 bytes in UTF-8
+            size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_FILE_BYTES:
+            self.result.errors.append(InputError(name, 1, "", "", _too_big(size)))
+            return
+        fr = _cached_file(text, name, raw) if raw is not None else _analyse(text, name)
+        errors = list(fr.errors)
+        keep: list[tuple[int, dict, tuple]] = []
         # every case with a string id claims it, valid or not, in file order
-        for i, cid, line in every:
+        for i, cid, line in fr.every:
             cptr = join("/cases", i)
             problems: list[InputError] = []
             if cid in self.ids:
@@ -682,25 +877,187 @@ class _Collector:
                                            f"{ffile}:{fline}"))
             else:
                 self.ids[cid] = (name, line)
-            c = valid_by_idx.get(i)
-            if c is None:
+            valid = fr.valid.get(i)
+            if valid is None:
                 errors.extend(problems)
                 continue
+            c, (_id_line, clause_line, also_lines) = valid
             if self.catalog is not None:
-                for sub, clause in [(("clause",), c["clause"])] + [
-                        (("also", j), a) for j, a in enumerate(c.get("also") or [])]:
+                for sub, clause, cline in [(("clause",), c["clause"], clause_line)] + [
+                        (("also", j), a, also_lines[j])
+                        for j, a in enumerate(c.get("also") or [])]:
                     if clause not in self.catalog:
                         ptr = join(cptr, *sub)
-                        problems.append(InputError(name, f.line_of(ptr), ptr, str(sub[-1]),
+                        problems.append(InputError(name, cline, ptr, str(sub[-1]),
                                                    f"clause {clause!r} is not in the Kódex "
                                                    "catalog"))
             if problems:
                 errors.extend(problems)
             else:
-                keep.append((i, c))
+                keep.append((i, c, valid[1]))
         errors.sort(key=lambda e: e.line)
         self.result.errors.extend(errors)
-        self.result.cases.extend(_make_case(i, c, f) for i, c in keep)
+        self.result.cases.extend(_case_of(i, c, name, lines[0]) for i, c, lines in keep)
+
+
+# --------------------------------------------------------------------------
+# what one file holds (computed, or read back from the cache)
+
+@dataclass
+class _FileResult:
+    """One file's parse and checks, without the checks across files.
+
+    ``valid``: {index: (case, (line of id, line of clause, [line of each also]))};
+    ``every``: (index, id, line) of every case with a string id; ``errors``."""
+    errors: list
+    every: list
+    valid: dict
+
+
+def _analyse(text: str, name: str) -> _FileResult:
+    valid, f, every = _load_one(text, name)
+    out: dict[int, tuple[dict, tuple]] = {}
+    for i, c in valid:
+        cptr = join("/cases", i)
+        out[i] = (c, (f.lines.get(join(cptr, "id"), f.line_of(cptr)),
+                      f.line_of(join(cptr, "clause")),
+                      [f.line_of(join(cptr, "also", j)) for j in range(len(c.get("also") or []))]))
+    return _FileResult(list(f.errors), list(every), out)
+
+
+def _case_of(i: int, c: dict, name: str, line: int) -> Case:
+    return Case(
+        id=c["id"], clause=c["clause"], also=list(c.get("also") or []),
+        title=c.get("title", ""), rulesets=list(c.get("rulesets") or []),
+        tags=list(c.get("tags") or []), given=c.get("given") or {},
+        when=list(c.get("when") or []), then=c.get("then") or {},
+        file=name, line=line, index=i)
+
+
+def cache_dir() -> Path | None:
+    """Where loaded files are cached: ``$KODEX_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/hkk-kodex``, else ``~/.cache/hkk-kodex``; None when
+    ``KODEX_NO_CACHE`` is set (to anything but ``0`` or empty)."""
+    if os.environ.get("KODEX_NO_CACHE", "") not in ("", "0"):
+        return None
+    explicit = os.environ.get("KODEX_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    try:
+        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    except RuntimeError:                     # no home directory
+        return None
+    return base / "hkk-kodex"
+
+
+_FINGERPRINT: str | None = None
+
+
+def _fingerprint() -> str:
+    """What decides a file's checks besides its bytes (module docstring)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        h = hashlib.sha256(CACHE_FORMAT.encode())
+        try:                # the kit's version (conformance.serve.package_version, whose
+            from importlib.metadata import version as _version   # import would be a cycle)
+            h.update(_version("hkk-kodex").encode())
+        except Exception:   # noqa: BLE001 - no version: the sources below still decide
+            h.update(b"?")
+        import jsonschema  # noqa: F401 - its version
+        try:
+            from importlib.metadata import version
+            h.update(f"{yaml.__version__} {version('jsonschema')} {sys.version_info[:2]} "
+                     f"{Loader.__name__}".encode())
+        except Exception:   # noqa: BLE001
+            h.update(f"{yaml.__version__} {sys.version_info[:2]} {Loader.__name__}".encode())
+        import conformance.vocabulary  # noqa: F401 - imports model.state
+        for mod in ("conformance.loader", "conformance.verbs", "conformance.vocabulary",
+                    "model.state"):
+            path = getattr(sys.modules.get(mod), "__file__", None)
+            h.update(mod.encode())
+            h.update(Path(path).read_bytes() if path else b"<none>")
+        h.update(SCHEMA_PATH.read_bytes())
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
+def _entry_key(name: str, raw: bytes) -> str:
+    h = hashlib.sha256(_fingerprint().encode())
+    h.update(b"\0" + name.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(raw)
+    return h.hexdigest()
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _from_entry(data: Any, key: str, name: str) -> _FileResult:
+    """The entry's contents; raises (ValueError, …) on anything unexpected."""
+    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT \
+            or data.get("key") != key or data.get("name") != name:
+        raise ValueError("another entry")
+    errors = []
+    for e in data["errors"]:
+        file, line, ptr, fld, msg = e
+        if not (isinstance(file, str) and _is_int(line) and isinstance(ptr, str)
+                and isinstance(fld, str) and isinstance(msg, str)):
+            raise ValueError("an error of the wrong shape")
+        errors.append(InputError(file, line, ptr, fld, msg))
+    every = []
+    for i, cid, line in data["every"]:
+        if not (_is_int(i) and isinstance(cid, str) and _is_int(line)):
+            raise ValueError("an id of the wrong shape")
+        every.append((i, cid, line))
+    valid: dict[int, tuple[dict, tuple]] = {}
+    for i, c, id_line, clause_line, also_lines in data["valid"]:
+        also = c.get("also") if isinstance(c, dict) else None
+        if not (_is_int(i) and isinstance(c, dict) and isinstance(c.get("id"), str)
+                and isinstance(c.get("clause"), str) and _is_int(id_line)
+                and _is_int(clause_line) and isinstance(also_lines, list)
+                and all(_is_int(x) for x in also_lines)
+                and len(also_lines) == len(also or [])
+                and (also is None or isinstance(also, list))):
+            raise ValueError("a case of the wrong shape")
+        valid[i] = (c, (id_line, clause_line, also_lines))
+    return _FileResult(errors, every, valid)
+
+
+def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
+    """:func:`_analyse`, through the cache when there is one."""
+    where = cache_dir()
+    if where is None:
+        return _analyse(text, name)
+    try:
+        key = _entry_key(name, raw)
+    except Exception:   # noqa: BLE001 - a source that cannot be read: no cache
+        return _analyse(text, name)
+    entry = where / "load" / key[:2] / f"{key}.json"
+    try:
+        size = entry.stat().st_size
+        if size <= MAX_CACHE_ENTRY_BYTES:
+            with open(entry, "rb") as fh:       # bounded (read(n) allocates n bytes up front)
+                data = fh.read(size + 1)
+            if len(data) <= MAX_CACHE_ENTRY_BYTES:
+                return _from_entry(json.loads(data), key, name)
+    except Exception:   # noqa: BLE001 - missing, unreadable, corrupt or foreign: rebuild
+        pass
+    fr = _analyse(text, name)
+    try:
+        from conformance import atomicio
+        payload = {"format": CACHE_FORMAT, "key": key, "name": name,
+                   "errors": [[e.file, e.line, e.pointer, e.field, e.message] for e in fr.errors],
+                   "every": [list(x) for x in fr.every],
+                   "valid": [[i, c, lines[0], lines[1], lines[2]]
+                             for i, (c, lines) in sorted(fr.valid.items())]}
+        atomicio.write_text(entry, json.dumps(payload, ensure_ascii=True,
+                                              separators=(",", ":")))
+        # the entry is what later runs read: hand out the same (JSON) data now
+        fr = _from_entry(json.loads(json.dumps(payload)), key, name)
+    except Exception:   # noqa: BLE001 - a cache that cannot be written is skipped
+        pass
+    return fr
 
 
 def load_text(text: str, name: str = "<string>", catalog=None) -> LoadResult:
@@ -738,9 +1095,17 @@ def load_files(paths: list[Path] | None = None, catalog=None) -> LoadResult:
         col.result.files.append(path)
         name = str(path)
         try:
-            raw = path.read_bytes()
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:       # not read at all
+                col.result.errors.append(InputError(name, 1, "", "", _too_big(size)))
+                continue
+            with open(path, "rb") as fh:    # bounded even where the size lies (a pipe, /proc)
+                raw = fh.read(MAX_FILE_BYTES + 1)
         except OSError as e:
             col.result.errors.append(InputError(name, 1, "", "", f"cannot read: {e.strerror or e}"))
+            continue
+        if len(raw) > MAX_FILE_BYTES:
+            col.result.errors.append(InputError(name, 1, "", "", _too_big(None)))
             continue
         try:
             text = raw.decode("utf-8-sig")
@@ -750,5 +1115,5 @@ def load_files(paths: list[Path] | None = None, catalog=None) -> LoadResult:
                                                 f"not UTF-8: byte {raw[e.start]:#04x} at "
                                                 f"offset {e.start}"))
             continue
-        col.add(text, name)
+        col.add(text, name, raw)
     return col.result

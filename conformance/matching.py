@@ -8,10 +8,13 @@ error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
   (items that are mappings are themselves patterns); a scalar matches only
   itself (``1`` never matches ``True``; ``1`` matches ``1.0``). An expected
   ``null`` matches an absent key, and under ``counters`` an expected ``0``
-  matches an absent counter (the spec: a count of 0 and an absent counter
-  are the same);
+  matches an absent counter, and a ``counters`` mapping whose counts are
+  all 0 matches a card without a ``counters`` map (the spec: a count of 0
+  and an absent counter are the same);
 * ``events``: the expected events must occur in this order, others may come
-  between (an in-order subsequence match, each expected event a pattern);
+  between (an in-order subsequence match, each expected event a pattern); a
+  missing event names the field in which the closest event of its kind
+  differs;
 * ``error``: ``true`` or ``{clause, step}``; ``step`` defaults to the last
   step; the expected clause matches the refusing clause (or, when the
   refusal names several in ``clauses``, any of them) or any ancestor of
@@ -140,6 +143,8 @@ def _match(expected: Any, actual: Any, path: str) -> Difference | None:
                     continue
                 if counters and _is_num(exp) and exp == 0:
                     continue
+                if key == "counters" and _all_zero_counters(exp):
+                    continue        # no counters map: every counter is 0
                 return Difference(sub, exp, MISSING, "absent")
             d = _match(exp, actual[key], sub)
             if d is not None:
@@ -177,6 +182,13 @@ def _match(expected: Any, actual: Any, path: str) -> Difference | None:
     return None
 
 
+def _all_zero_counters(exp: Any) -> bool:
+    """An expected ``counters`` mapping that an absent map satisfies: every
+    count named is 0 (or null)."""
+    return isinstance(exp, dict) and all(
+        v is None or (_is_num(v) and v == 0) for v in exp.values())
+
+
 def matches(pattern: Any, actual: Any) -> bool:
     """True when ``actual`` matches ``pattern`` (the rules above, no specials)."""
     return _match(pattern, actual, "") is None
@@ -206,11 +218,33 @@ def _match_events(expected: list, actual: Any) -> Difference | None:
                 msg += " (it occurred earlier: the order differs)"
             elif same:
                 msg += f"; {len(same)} {name!r} event(s) with other fields follow"
+                closest = _closest_event(exp, same)
+                if closest is not None:
+                    msg += f"; the closest differs at {closest}"
             elif name is not None:
                 msg += f"; no {name!r} event follows"
             return Difference(_join("/events", k), exp, same if same else after, msg)
         pos = found + 1
     return None
+
+
+def _closest_event(expected: dict, candidates: list) -> str | None:
+    """Where the candidate event that matches most of ``expected``'s fields
+    differs from it: ``/to: expected 'void', got 'graveyard'``."""
+    best, best_score = None, -1
+    for cand in candidates:
+        score = sum(1 for k, v in expected.items()
+                    if k in cand and _match(v, cand[k], "") is None)
+        if score > best_score:
+            best, best_score = cand, score
+    if best is None:
+        return None
+    d = _match(expected, best, "")
+    if d is None:  # pragma: no cover (the candidates did not match)
+        return None
+    if d.actual is MISSING:
+        return f"{d.path or '/'}: expected {_show(d.expected)}, the event has no such field"
+    return f"{d.path or '/'}: expected {_show(d.expected)}, got {_show(d.actual)}"
 
 
 # --------------------------------------------------------------------------

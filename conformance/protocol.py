@@ -17,15 +17,22 @@ request must be taken within ``SEND_TIMEOUT``. Ending the program: ``bye``,
 a short wait, SIGTERM to its process group, then SIGKILL to the group, so
 nothing it started is left behind (:func:`kill_all` does the same for every
 running program when ``kodex run`` is interrupted). The limits are in
-``docs/spec/hkk-limits.md``.
+``docs/spec/hkk-protocol-additions.md``.
 
 A reply that is late (past the per-case deadline), malformed (not JSON, not an
 object, a wrong ``seq``, none of ``state``/``refused``/``skipped``/
 ``errored``), or missing because the program died becomes a *harness reply*
-for that case and the program is restarted (at most ``max_restarts`` times);
-after that every remaining case gets "implementation unavailable". A harness
-reply is ``{"seq": n, "harness": {"outcome": "timeout"|"error", "message": ...}}``
+for that case (a crashing case costs that case) and the program is restarted
+for the next one. The harness gives up only when ``max_restarts`` cases in a
+row have crashed, hung or answered garbage (a good reply resets the count) or
+when the program cannot be started again: :attr:`ProtocolClient.gave_up`
+then says why and after which case, and every remaining case is *not run*
+(the runner's ``not_run`` outcome). A harness reply is
+``{"seq": n, "harness": {"outcome": "timeout"|"error"|"not_run", "message": ...}}``
 (this key is the harness's own, never sent by an implementation).
+
+The ``hello`` reply may declare the implementation's conformance ``profile``:
+which observations it supports (``conformance.profiles``); absent means all.
 
 :func:`interpret_reply` maps a reply to what the runner does with it:
 ``state`` → the observed state is matched against ``then`` (the harness never
@@ -47,11 +54,15 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from conformance import profiles
+
 PROTOCOL_VERSION = 1
+DEFAULT_MAX_RESTARTS = 10   # cases in a row that may crash, hang or answer garbage
+START_ATTEMPTS = 3          # tries to start the program again before giving up
 _EOF = object()
 _TOO_LONG = object()
 
-# limits (docs/spec/hkk-limits.md, "The harness")
+# limits (docs/spec/hkk-protocol-additions.md, "What the harness does with replies")
 MAX_REPLY_BYTES = 16 * 1024 * 1024     # one reply line
 MAX_STDERR_BYTES = 16 * 1024 * 1024    # stderr kept in the log per run
 SEND_TIMEOUT = 10.0                    # a request must be taken within this
@@ -65,7 +76,7 @@ CASE_FORMAT = "hkk-case/1"      # the case format the harness sends (conformance
 def _formats(command: str, reply: dict) -> list[str]:
     """The case formats a hello reply lists. A reply without ``formats`` is taken to
     speak ``hkk-case/1`` (implementations written before the list existed); one that
-    lists formats without the harness's is refused (docs/protocol-additions.md)."""
+    lists formats without the harness's is refused (docs/spec/hkk-protocol-additions.md)."""
     formats = reply.get("formats")
     if formats is None:
         return [CASE_FORMAT]
@@ -108,7 +119,7 @@ class _StderrSink:
             return
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "ab")
+        self._fh = open(self.path, "wb")     # each run its own log
         for chunk in self._buffer:
             self._fh.write(chunk)
         self._buffer.clear()
@@ -390,14 +401,16 @@ class ProtocolClient:
     """Drive one implementation program over protocol 1.
 
     ``command``: the command line (shlex-split, no shell). ``timeout``: the
-    per-case deadline in seconds. ``max_restarts``: how many times the program
-    is restarted after a late, malformed or missing reply. ``stderr_path``:
+    per-case deadline in seconds. ``max_restarts``: how many cases in a row
+    may crash, hang or answer garbage (each one restarts the program) before
+    the harness gives up; a good reply resets the count. ``stderr_path``:
     where the program's stderr goes (default
     ``reports/runs/<implementation name>.stderr.log`` under the current
-    directory). ``hello_timeout``: the deadline for the hello reply.
+    directory, truncated at the start of the run: each run its own log).
+    ``hello_timeout``: the deadline for the hello reply.
     """
 
-    def __init__(self, command: str, timeout: float = 5.0, max_restarts: int = 5,
+    def __init__(self, command: str, timeout: float = 5.0, max_restarts: int = DEFAULT_MAX_RESTARTS,
                  stderr_path: str | Path | None = None, *, hello_timeout: float | None = None,
                  cwd=None, env=None):
         self.command = command
@@ -413,8 +426,14 @@ class ProtocolClient:
         self.rulesets: list[str] = []
         self.verbs: list[str] | None = None
         self.formats: list[str] = [CASE_FORMAT]
+        self.profile: list[str] = list(profiles.ALL)
+        self.profile_declared = False
         self.restarts = 0
+        self.consecutive_failures = 0
+        self.cases_sent = 0
         self.unavailable: str | None = None
+        self.gave_up: dict | None = None
+        self._last_case: str | None = None
         self._seq = 0
         self._explicit_stderr = stderr_path is not None
         self._sink = _StderrSink(stderr_path)
@@ -490,22 +509,49 @@ class ProtocolClient:
         self.rulesets = [str(r) for r in rulesets] if isinstance(rulesets, list) else []
         verbs = reply.get("verbs")
         self.verbs = [str(v) for v in verbs] if isinstance(verbs, list) else None
+        declared = reply.get("profile")
+        if declared is not None:
+            if not isinstance(declared, list) or not all(isinstance(x, str) for x in declared):
+                raise ProtocolError(f"{self.command!r}: hello `profile` must be a list of "
+                                    f"strings (some of {', '.join(profiles.ALL)}), "
+                                    f"not {declared!r}")
+            unknown = [x for x in declared if x not in profiles.ALL]
+            if unknown:
+                raise ProtocolError(f"{self.command!r}: hello `profile` names unknown "
+                                    f"observations {unknown} (known: {', '.join(profiles.ALL)})")
+            self.profile = [x for x in profiles.ALL if x in declared]
+            self.profile_declared = True
+
+    def _give_up(self, reason: str) -> None:
+        self.gave_up = {"reason": reason, "after_case": self._last_case,
+                        "consecutive_failures": self.consecutive_failures,
+                        "restarts": self.restarts, "cases_sent": self.cases_sent}
+        self.unavailable = f"implementation unavailable: gave up ({reason})"
+        self._sink.note(f"--- kodex: gave up: {reason} ---\n")
 
     def _restart(self) -> bool:
-        """Restart the program; False when no restart is left or it failed."""
+        """Restart the program for the next case; False (and :attr:`gave_up`
+        set) when ``max_restarts`` cases in a row have failed or the program
+        cannot be started again."""
         if self._proc is not None:
             self._proc.stop()
             self._proc = None
-        while self.restarts < self.max_restarts:
+        if self.consecutive_failures > self.max_restarts:
+            self._give_up(f"{self.consecutive_failures} cases in a row crashed, hung or "
+                          f"answered garbage (the limit is {self.max_restarts})")
+            return False
+        last = None
+        for _attempt in range(START_ATTEMPTS):
             self.restarts += 1
             try:
                 self._start()
                 self._needs_restart = False
                 return True
             except ProtocolError as exc:
+                last = exc
                 self._sink.note(f"--- kodex: restart failed: {exc} ---\n")
-        self.unavailable = (f"implementation unavailable (gave up after "
-                            f"{self.max_restarts} restarts)")
+        self._give_up(f"the program could not be started again ({START_ATTEMPTS} attempts): "
+                      f"{last}")
         return False
 
     def close(self) -> None:
@@ -523,6 +569,8 @@ class ProtocolClient:
     # -- running -------------------------------------------------------------
 
     def _harness(self, seq: int, outcome: str, message: str) -> dict:
+        if outcome != "not_run":
+            self.consecutive_failures += 1
         return {"seq": seq, "harness": {"outcome": outcome, "message": message}}
 
     def run(self, case_id: str, ruleset: str, given: dict | None, when: list | None) -> dict:
@@ -530,10 +578,22 @@ class ProtocolClient:
         self._seq += 1
         seq = self._seq
         if self.unavailable:
-            return self._harness(seq, "error", self.unavailable)
+            return self._harness(seq, "not_run", self.unavailable)
         if self._needs_restart or self._proc is None or not self._proc.alive():
+            if self._proc is not None and not self._needs_restart:
+                # the program ended between cases: that costs the case before
+                self.consecutive_failures += 1
             if not self._restart():
-                return self._harness(seq, "error", self.unavailable)
+                return self._harness(seq, "not_run", self.unavailable)
+        reply = self._run(seq, case_id, ruleset, given, when)
+        self._last_case = case_id
+        self.cases_sent += 1
+        if "harness" not in reply:
+            self.consecutive_failures = 0
+        return reply
+
+    def _run(self, seq: int, case_id: str, ruleset: str, given: dict | None,
+             when: list | None) -> dict:
         request = {"cmd": "run", "seq": seq,
                    "case": {"id": case_id, "ruleset": ruleset,
                             "given": given if given is not None else {},

@@ -14,8 +14,14 @@ without the installed package use ``-p conformance.pytest_plugin``.
 * Running an item: ``conformance.runner.run_one`` when that module exists,
   else ``model.engine.run_case`` + ``conformance.matching``. ``fail`` shows the
   case id, clause, title, file:line and the first difference (path, expected,
-  actual); ``skip`` skips; ``error``/``timeout`` fail with the message.
-  Option ``--kodex-ruleset NAME`` selects the ruleset.
+  actual); ``skip`` skips; ``error``/``timeout``/``not_run`` fail with the
+  message. Option ``--kodex-ruleset NAME`` selects the ruleset.
+* ``--kodex-impl CMD`` runs the cases against another implementation speaking
+  the protocol (one program for the whole session, started at the first
+  case, stopped with its process group at the end; a program that cannot be
+  started fails every case with the reason). ``--kodex-xfail FILE`` reads its
+  expected failures (``xfail`` is reported as pytest's xfail; a listed case
+  that passes fails loudly), ``--kodex-timeout S`` the per-case deadline.
 
 Spec: docs/spec/hkk-case-format.md (cases, expectations).
 """
@@ -45,6 +51,50 @@ def pytest_addoption(parser):
     group.addoption("--kodex-ruleset", default=None, metavar="NAME",
                     help="run the corpus cases under this ruleset (default: each case's own "
                          "rule: kodex, or the first ruleset the case names)")
+    group.addoption("--kodex-impl", default=None, metavar="CMD",
+                    help="run the corpus against this implementation (protocol 1) instead of "
+                         "the reference engine in-process")
+    group.addoption("--kodex-xfail", default=None, metavar="FILE",
+                    help="the implementation's expected failures (as kodex run --xfail)")
+    group.addoption("--kodex-timeout", default=None, type=float, metavar="S",
+                    help="per-case deadline in seconds (default 5)")
+
+
+_IMPL_KEY = pytest.StashKey[dict]()
+
+
+def _impl_state(config) -> dict:
+    """The session's implementation client: {"client", "error", "xfail"} (created once)."""
+    state = config.stash.get(_IMPL_KEY, None)
+    if state is not None:
+        return state
+    state = {"client": None, "error": None, "xfail": None}
+    config.stash[_IMPL_KEY] = state
+    xfail_path = config.getoption("kodex_xfail", None)
+    if xfail_path:
+        from conformance.runner import load_xfail
+        try:
+            state["xfail"] = load_xfail(xfail_path)
+        except Exception as exc:  # noqa: BLE001 - every case then says why
+            state["error"] = f"{xfail_path}: cannot read the expected failures: {exc}"
+            return state
+    command = config.getoption("kodex_impl", None)
+    if command:
+        from conformance.protocol import ProtocolClient, ProtocolError
+        from conformance.runner import DEFAULT_TIMEOUT
+        timeout = config.getoption("kodex_timeout", None) or DEFAULT_TIMEOUT
+        try:
+            state["client"] = ProtocolClient(command, timeout=timeout)
+        except ProtocolError as exc:
+            state["error"] = f"implementation unavailable: {exc}"
+    return state
+
+
+def pytest_unconfigure(config):
+    state = config.stash.get(_IMPL_KEY, None)
+    if state and state.get("client") is not None:
+        state["client"].close()
+        state["client"] = None
 
 
 def _corpus_dirs(config) -> list[Path]:
@@ -62,6 +112,9 @@ def looks_like_case_file(path: Path) -> bool:
     Unparsable files count (so their error is shown). Only composes nodes:
     nothing is constructed."""
     try:
+        from conformance.loader import MAX_FILE_BYTES
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return True          # the loader reports the size limit for it
         text = path.read_text(encoding="utf-8-sig")
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
         try:
@@ -214,7 +267,17 @@ class CaseItem(pytest.Item):
 
     def runtest(self):
         ruleset = self.config.getoption("kodex_ruleset", None)
-        if importlib.util.find_spec("conformance.runner") is not None:
+        outside = self.config.getoption("kodex_impl", None) or \
+            self.config.getoption("kodex_xfail", None)
+        if outside:
+            state = _impl_state(self.config)
+            if state["error"]:
+                raise CaseErrored(state["error"])
+            from conformance.runner import apply_xfail, run_one
+            oc = apply_xfail(run_one(self.case, ruleset, state["client"]), state["xfail"])
+            outcome, diff, message = oc.outcome, oc.difference, oc.message
+            tb = getattr(oc, "traceback", None)
+        elif importlib.util.find_spec("conformance.runner") is not None:
             from conformance.runner import run_one
             oc = run_one(self.case, ruleset)
             outcome, diff, message = oc.outcome, oc.difference, oc.message
@@ -222,11 +285,15 @@ class CaseItem(pytest.Item):
         else:
             outcome, diff, message = _run_fallback(self.case, ruleset)
             tb = None
-        if outcome in ("pass", "xpass"):
+        if outcome == "pass":
             return
         if outcome == "skip":
             pytest.skip(message or "skipped")
-        if outcome in ("fail", "xfail"):
+        if outcome == "xfail":
+            pytest.xfail(message or "expected failure")
+        if outcome == "xpass":
+            raise CaseErrored(f"XPASS: {message}")
+        if outcome == "fail":
             raise CaseFailed(diff, message)
         raise CaseErrored(f"{outcome}: {message}", tb)
 

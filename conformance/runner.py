@@ -16,19 +16,28 @@ Covers:
   case ``error`` (with the traceback) and never stops the run; expected
   failures (``--xfail FILE``, :func:`load_xfail`) turn ``fail``/``error``/
   ``timeout`` into ``xfail`` and a pass into ``xpass``;
-* the results JSON (:meth:`RunReport.to_json`), schema ``hkk-results/1``::
+* conformance profiles (``conformance.profiles``): each outcome records what
+  its case's ``then`` observes; a case needing an observation outside the
+  profile an implementation declared in ``hello`` is skipped with the reason;
+* the results JSON (:meth:`RunReport.to_json`), schema ``hkk-results/2``
+  (docs/spec/hkk-results.md; JSON Schema
+  ``conformance/schema/hkk-results-2.schema.json``)::
 
-    {"schema": "hkk-results/1", "implementation": {...}, "ruleset": ...,
-     "started": ISO time, "finished": ISO time, "duration_ms": ...,
+    {"schema": "hkk-results/2", "kit": {"name", "version"},
+     "implementation": {...}, "profile": [...], "profile_declared": bool,
+     "ruleset": ..., "started": ISO time, "finished": ISO time,
+     "duration_ms": ..., "gave_up": null | {...}, "unavailable": null | "...",
      "cases": [CaseOutcome as dict, ...],
-     "totals": {"pass": n, "fail": n, "error": n, "skip": n,
-                "timeout": n, "xfail": n, "xpass": n}}
+     "totals": {"pass": n, "fail": n, "error": n, "skip": n, "timeout": n,
+                "xfail": n, "xpass": n, "not_run": n},
+     "profiles": {observation: {"cases": n, outcome: n, ..., "pass_rate": r}}}
 
-  ``finished`` and ``duration_ms`` are additions; a CaseOutcome also carries
-  ``also`` (the further clauses, for coverage) and ``traceback`` (errors).
+  ``hkk-results/1`` files (no ``not_run``, ``profile``, ``profiles``,
+  ``gave_up``) are still read.
 
 Outcomes: ``pass``, ``fail``, ``error``, ``skip``, ``timeout``, ``xfail``,
-``xpass``.
+``xpass``, ``not_run`` (the harness gave up on the implementation before the
+case).
 """
 from __future__ import annotations
 
@@ -43,12 +52,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass")
+from conformance.profiles import ALL as ALL_OBSERVATIONS
+from conformance.profiles import missing as missing_observations
+from conformance.profiles import observes as observations_of
+
+OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass", "not_run")
 DEFAULT_RULESET = "kodex"
 DEFAULT_TIMEOUT = 5.0
-RESULTS_SCHEMA = "hkk-results/1"
-# outcomes that make `kodex run` exit 1
-BAD_OUTCOMES = ("fail", "error", "timeout", "xpass")
+MAX_XFAIL_BYTES = 4 * 1024 * 1024   # an expected-failures file (hostile input: bounded)
+RESULTS_SCHEMA = "hkk-results/2"
+READ_SCHEMAS = ("hkk-results/1", "hkk-results/2")
+# outcomes that make `kodex run` fail
+BAD_OUTCOMES = ("fail", "error", "timeout", "xpass", "not_run")
+PASSED = ("pass", "xpass")
+# outcomes that are no verdict on the implementation
+NO_VERDICT = ("skip", "not_run")
 
 
 @dataclass
@@ -65,6 +83,8 @@ class CaseOutcome:
     duration_ms: float = 0.0
     also: list = field(default_factory=list)
     traceback: str | None = None
+    observes: list = field(default_factory=list)      # conformance.profiles.observes(then)
+    unsupported: list = field(default_factory=list)   # why a skip: verbs, ruleset, observations
 
     def to_dict(self) -> dict:
         return _jsonable(asdict(self))
@@ -78,36 +98,87 @@ class RunReport:
     started: str
     finished: str = ""
     duration_ms: float = 0.0
+    profile: list = field(default_factory=lambda: list(ALL_OBSERVATIONS))
+    profile_declared: bool = False
+    gave_up: dict | None = None
+    unavailable: str | None = None
 
     @property
     def totals(self) -> dict:
-        totals = {o: 0 for o in OUTCOMES}
-        for oc in self.outcomes:
-            totals[oc.outcome] = totals.get(oc.outcome, 0) + 1
-        return totals
+        return tally(oc.outcome for oc in self.outcomes)
+
+    @property
+    def tested(self) -> int:
+        """Cases that got a verdict (neither skipped nor not run)."""
+        return sum(1 for oc in self.outcomes if oc.outcome not in NO_VERDICT)
 
     @property
     def ok(self) -> bool:
-        return not any(oc.outcome in BAD_OUTCOMES for oc in self.outcomes)
+        return not any(oc.outcome in BAD_OUTCOMES for oc in self.outcomes) \
+            and self.gave_up is None and self.unavailable is None
+
+    def profile_tallies(self) -> dict:
+        """Per observation: the outcomes of the cases whose ``then`` needs it."""
+        return profile_tallies(self.outcomes)
 
     def to_json(self) -> dict:
         return {
             "schema": RESULTS_SCHEMA,
+            "kit": kit_info(),
             "implementation": _jsonable(self.implementation),
+            "profile": list(self.profile),
+            "profile_declared": self.profile_declared,
             "ruleset": self.ruleset,
             "started": self.started,
             "finished": self.finished,
             "duration_ms": round(self.duration_ms, 3),
+            "gave_up": _jsonable(self.gave_up),
+            "unavailable": self.unavailable,
             "cases": [oc.to_dict() for oc in self.outcomes],
             "totals": self.totals,
+            "profiles": self.profile_tallies(),
         }
 
     def write_json(self, path: str | Path) -> None:
-        path = Path(path)
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n",
-                        encoding="utf-8")
+        from conformance import atomicio
+        atomicio.write_text(path, json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n")
+
+
+def tally(outcomes: Iterable[str]) -> dict:
+    """{outcome: count} with every known outcome present (others appended)."""
+    totals = {o: 0 for o in OUTCOMES}
+    for o in outcomes:
+        totals[o] = totals.get(o, 0) + 1
+    return totals
+
+
+def pass_rate(counts: dict) -> float | None:
+    """(pass + xpass) / (cases − skip); None when every case was skipped.
+
+    ``not_run`` counts as not passed: a case that was meant to run and did not
+    is no pass. ``counts`` is {outcome: n} (a ``cases`` key is ignored)."""
+    judged = sum(v for k, v in counts.items() if k not in ("skip", "cases", "pass_rate"))
+    if not judged:
+        return None
+    return round(sum(counts.get(k, 0) for k in PASSED) / judged, 4)
+
+
+def profile_tallies(outcomes: Iterable) -> dict:
+    out: dict[str, dict] = {}
+    for oc in outcomes:
+        d = oc if isinstance(oc, dict) else oc.to_dict()
+        for obs in d.get("observes") or []:
+            row = out.setdefault(obs, {"cases": 0, **{o: 0 for o in OUTCOMES}})
+            row["cases"] += 1
+            row[d.get("outcome")] = row.get(d.get("outcome"), 0) + 1
+    for row in out.values():
+        row["pass_rate"] = pass_rate(row)
+    return {k: out[k] for k in ALL_OBSERVATIONS if k in out}
+
+
+def kit_info() -> dict:
+    from conformance.serve import package_version
+    return {"name": "hkk-kodex", "version": package_version()}
 
 
 # --------------------------------------------------------------------------
@@ -174,18 +245,26 @@ def choose_ruleset(case, selected: str | None = None,
 def load_xfail(path: str | Path) -> dict[str, str]:
     """Read an expected-failures file: {case id or glob pattern: reason}.
 
-    Accepted shapes: plain text, one case id per line followed by its reason
-    (``4.13.2/some-case  why it fails``; ``#`` starts a comment line); or YAML
-    / JSON: a list of ids (or of ``{id, reason}``), a mapping ``{xfail: [...]}``
-    (or ``cases:``) of the same, or a mapping ``{id: reason}``.
+    Accepted shapes, by the file's suffix: any file but ``.yaml`` / ``.yml`` /
+    ``.json`` is plain text, one case id per line followed by its reason
+    (``4.13.2/some-case  why it fails``; ``#`` starts a comment line) — never
+    parsed as YAML, so a reason holding ``: `` stays a reason; a ``.yaml`` /
+    ``.yml`` / ``.json`` file is a list of ids (or of ``{id, reason}``), a
+    mapping ``{xfail: [...]}`` (or ``cases:``) of the same, or a mapping
+    ``{id: reason}``.
     """
     import yaml
 
-    text = Path(path).read_text(encoding="utf-8")
+    path = Path(path)
+    if path.stat().st_size > MAX_XFAIL_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_XFAIL_BYTES} bytes (MAX_XFAIL_BYTES)")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() not in (".yaml", ".yml", ".json"):
+        return _xfail_lines(text)
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        data = text
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML/JSON ({exc})") from None
     if isinstance(data, str):
         return _xfail_lines(text)
     if data is None:
@@ -302,12 +381,13 @@ def run_one(case, ruleset: str | None = None, impl=None, *,
     t0 = time.perf_counter()
     oc = CaseOutcome(case_id=case.id, clause=case.clause, title=case.title or "",
                      file=str(case.file), line=case.line, outcome="error",
-                     also=list(case.also or []))
+                     also=list(case.also or []), observes=observations_of(case.then))
     try:
         chosen, why = choose_ruleset(case, ruleset)
         oc.ruleset = chosen
         if chosen is None:
             oc.outcome, oc.message = "skip", why
+            oc.unsupported = [f"ruleset:{ruleset}"]
             return oc
         if impl is None:
             from model import engine
@@ -319,12 +399,22 @@ def run_one(case, ruleset: str | None = None, impl=None, *,
         if rulesets and chosen not in rulesets:
             oc.outcome = "skip"
             oc.message = f"unsupported ruleset {chosen} (available: {', '.join(rulesets)})"
+            oc.unsupported = [f"ruleset:{chosen}"]
             return oc
         if verbs is not None:
             missing = [v for v in _case_verbs(case) if v not in verbs]
             if missing:
                 oc.outcome = "skip"
                 oc.message = "unsupported: " + ", ".join(missing)
+                oc.unsupported = [f"verb:{v}" for v in missing]
+                return oc
+        if impl is not None and getattr(impl, "profile_declared", False):
+            lacking = missing_observations(oc.observes, impl.profile)
+            if lacking:
+                oc.outcome = "skip"
+                oc.message = ("profile: the case observes " + ", ".join(lacking)
+                              + ", outside the implementation's declared profile")
+                oc.unsupported = [f"profile:{o}" for o in lacking]
                 return oc
         if impl is None:
             _run_in_process(case, chosen, oc, timeout)
@@ -368,6 +458,8 @@ def _run_through(case, ruleset: str, impl, oc: CaseOutcome) -> None:
         oc.outcome = kind
         oc.message = payload.get("message", "")
         oc.traceback = payload.get("traceback")
+        if payload.get("unsupported"):
+            oc.unsupported = [str(u) for u in payload["unsupported"]]
 
 
 # --------------------------------------------------------------------------
@@ -440,14 +532,162 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
             bar.advance(case.id)
     finally:
         bar.close()
-    return RunReport(outcomes=outcomes, implementation=implementation,
-                     ruleset=ruleset or DEFAULT_RULESET, started=started, finished=_now(),
-                     duration_ms=(time.perf_counter() - t0) * 1000.0)
+    report = RunReport(outcomes=outcomes, implementation=implementation,
+                       ruleset=ruleset or DEFAULT_RULESET, started=started, finished=_now(),
+                       duration_ms=(time.perf_counter() - t0) * 1000.0)
+    if impl is not None:
+        report.profile = list(getattr(impl, "profile", ALL_OBSERVATIONS))
+        report.profile_declared = bool(getattr(impl, "profile_declared", False))
+        report.gave_up = getattr(impl, "gave_up", None)
+    return report
+
+
+def unavailable_report(cases: Iterable, reason: str, ruleset: str | None = None,
+                       command: str | None = None) -> RunReport:
+    """The report of a run whose implementation could not be started: every
+    selected case ``not_run`` with the reason (written by ``--json`` so that
+    a results file never claims what did not happen)."""
+    now = _now()
+    outcomes = [CaseOutcome(case_id=c.id, clause=c.clause, title=c.title or "",
+                            file=str(c.file), line=c.line, outcome="not_run",
+                            message=reason, also=list(c.also or []),
+                            observes=observations_of(c.then)) for c in cases]
+    return RunReport(outcomes=outcomes, implementation={"command": command} if command else {},
+                     ruleset=ruleset or DEFAULT_RULESET, started=now, finished=now,
+                     unavailable=reason)
 
 
 def read_results(path: str | Path) -> dict:
-    """Load a results JSON file written by ``kodex run --json`` (checks the schema)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("schema") != RESULTS_SCHEMA:
-        raise ValueError(f"{path}: not a {RESULTS_SCHEMA} results file")
+    """Load a results JSON file written by ``kodex run --json`` (checks the schema;
+    ``hkk-results/1`` and ``/2`` are read)."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") not in READ_SCHEMAS:
+        raise ValueError(f"{path}: not a results file (schema {' or '.join(READ_SCHEMAS)})")
+    if not isinstance(data.get("cases", []), list):
+        raise ValueError(f"{path}: /cases is not a list")
+    if data["schema"] == RESULTS_SCHEMA:
+        problem = results_schema_problem(data)
+        if problem:
+            raise ValueError(f"{path}: {problem}")
     return data
+
+
+_RESULTS_VALIDATOR = None
+
+
+def results_schema_problem(data: Any) -> str | None:
+    """The first way ``data`` breaks ``conformance/schema/hkk-results-2.schema.json``
+    (``/pointer: message``), or None."""
+    global _RESULTS_VALIDATOR
+    if _RESULTS_VALIDATOR is None:
+        import jsonschema
+        schema = json.loads((Path(__file__).parent / "schema" / "hkk-results-2.schema.json")
+                            .read_text(encoding="utf-8"))
+        _RESULTS_VALIDATOR = jsonschema.Draft202012Validator(schema)
+    err = next(iter(sorted(_RESULTS_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))),
+               None)
+    if err is None:
+        return None
+    ptr = "".join(f"/{p}" for p in err.absolute_path) or "/"
+    return f"{ptr}: {err.message[:300]}"
+
+
+# --------------------------------------------------------------------------
+# shards and merging (issue 10)
+
+def shard_of(case_id: str, count: int) -> int:
+    """The shard (1..count) of a case: a stable hash of its id alone, so a case
+    stays in its shard when unrelated cases are added or removed."""
+    import hashlib
+    digest = hashlib.sha256(str(case_id).encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def select_shard(cases: Iterable, index: int, count: int) -> list:
+    """The cases of shard ``index`` of ``count`` (1-based), in their order."""
+    if count < 1 or not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: expected K/N with 1 ≤ K ≤ N")
+    return [c for c in cases if shard_of(c.id, count) == index]
+
+
+# what every results file of one merged run must share
+_MERGE_SAME = ("schema", "kit", "implementation", "profile", "profile_declared", "ruleset")
+
+
+def merge_results(named: list[tuple[str, dict]]) -> dict:
+    """One results file (``hkk-results/2``) from several of one run split in
+    shards (``kodex run --shard K/N``). Refuses (ValueError) inputs that
+    disagree on the kit, implementation, profile or ruleset, or that hold the
+    same case twice. The totals and per-observation tallies are recomputed
+    from the cases; ``duration_ms`` is the sum of the inputs'; ``started`` the
+    earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
+    first input's that has one (with the file named)."""
+    if not named:
+        raise ValueError("nothing to merge")
+    problems = []
+    first_name, first = named[0]
+    for name, data in named:
+        if data.get("schema") != RESULTS_SCHEMA:
+            problems.append(f"{name}: schema {data.get('schema')!r}; merge reads "
+                            f"{RESULTS_SCHEMA} files only")
+    for key in _MERGE_SAME:
+        for name, data in named[1:]:
+            if data.get(key) != first.get(key):
+                problems.append(f"{name}: {key} differs from {first_name}'s "
+                                f"({_short_json(data.get(key))} vs {_short_json(first.get(key))})")
+    seen: dict[str, str] = {}
+    for name, data in named:
+        for case in data.get("cases") or []:
+            cid = str(case.get("case_id"))
+            if cid in seen:
+                problems.append(f"{name}: case {cid!r} is also in {seen[cid]} (overlapping inputs)")
+            else:
+                seen[cid] = name
+        totals = tally(c.get("outcome") for c in data.get("cases") or [])
+        if isinstance(data.get("totals"), dict) and \
+                {k: v for k, v in data["totals"].items() if v} != {k: v for k, v in totals.items() if v}:
+            problems.append(f"{name}: its totals disagree with its cases")
+    if problems:
+        shown = problems[:20] + ([f"… and {len(problems) - 20} more"] if len(problems) > 20 else [])
+        raise ValueError("cannot merge:\n  " + "\n  ".join(shown))
+    cases = [c for _, data in named for c in data.get("cases") or []]
+    gave_up = next(({**d["gave_up"], "file": n} if isinstance(d["gave_up"], dict) else d["gave_up"]
+                    for n, d in named if d.get("gave_up")), None)
+    unavailable = next((f"{n}: {d['unavailable']}" for n, d in named if d.get("unavailable")), None)
+    merged = {key: first.get(key) for key in _MERGE_SAME}
+    merged.update({
+        "started": min(str(d.get("started") or "") for _, d in named),
+        "finished": max(str(d.get("finished") or "") for _, d in named),
+        "duration_ms": round(sum(float(d.get("duration_ms") or 0) for _, d in named), 3),
+        "gave_up": gave_up,
+        "unavailable": unavailable,
+        "cases": cases,
+        "totals": tally(c.get("outcome") for c in cases),
+        "profiles": profile_tallies(cases),
+    })
+    return {k: merged[k] for k in ("schema", "kit", "implementation", "profile",
+                                   "profile_declared", "ruleset", "started", "finished",
+                                   "duration_ms", "gave_up", "unavailable", "cases", "totals",
+                                   "profiles")}
+
+
+def merged_exit_code(data: dict) -> int:
+    """``kodex run``'s exit status for a merged results file (no input errors
+    are known from a results file): 3, 1, 4, 0 as in docs/spec/hkk-results.md."""
+    outcomes = [c.get("outcome") for c in data.get("cases") or []]
+    if data.get("unavailable") or data.get("gave_up"):
+        return 3
+    if any(o in BAD_OUTCOMES for o in outcomes):
+        return 1
+    if not any(o not in NO_VERDICT for o in outcomes):
+        return 4
+    return 0
+
+
+def _short_json(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -13,18 +13,55 @@ resource functions (model/resources.py). Clauses by verb:
 - steal 5.3.2, 5.5.9, 131.10; create 96.0, 96.6, 96.7; passivate 5.5.7.1, 5.4.5, 5.5.4
 - put_counter / remove_counter 117–127 (model/counters.py)
 - resolve_conflict 102 (model/priority.py)
+
+Actions are refused, effects are carried out as far as possible (4.24.2). An effect is never
+refused by a rule: `apply_effect` carries every effect out through `as_far_as_possible`, the one
+place where a rule's stop (a `Refusal` raised by a check) becomes an `effect_prevented {verb,
+clause, card, target, player, source}` event. A handler whose effect has several parts (the cards
+of a `discard`) carries out each part through it, so a stopped part leaves the others done. A
+rule's check comes before the part it guards changes anything: a part stopped after it changed
+the state is an engine error, never silently half done. Steps with `as_cost: true` are costs, an
+action: refused in full (4.17.5, 4.18.3, 103.2, 4.20.3).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from . import counters, damage, resources, stats
-from .errors import InputProblem
+from .errors import InputProblem, Refusal
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, card_from_def
-from .zones import Cause, move_card, shuffle_deck
+from .zones import Cause, check_entry, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
+
+
+def as_far_as_possible(g: Game, verb: str, part: Callable[[], Any], **where: Any) -> bool:
+    """4.24.2: carry out one part of an effect; where a rule stops it, the part does nothing.
+
+    The stop is reported as `effect_prevented {verb, clause, **where}` (`where`: the `card`,
+    `target`, `player`, `source` the part concerns) and the effect goes on with its next part, the
+    step with its next effect. Returns whether the part was carried out.
+    """
+    mark = len(g.events)
+    try:
+        part()
+    except Refusal as stop:
+        if len(g.events) != mark:
+            raise RuntimeError(f"{verb}: rule {stop.clause} stopped a part of the effect after it had "
+                               f"changed the state ({g.events[mark:]!r}); a rule's check must come "
+                               "before the change it guards") from stop
+        g.emit("effect_prevented", verb=verb, clause=stop.clause,
+               **{k: v for k, v in where.items() if v is not None})
+        return False
+    return True
+
+
+def _leaves_void(g: Game, cid: str) -> None:
+    """4.8.4: nothing ever leaves the Void; checked first by every effect that would take a card
+    from where it lies (the mover checks it too, model/zones.py)."""
+    if g.state.zone_of(cid) == "void":
+        g.refuse("4.8.4", f"{cid} is in the Void: nothing ever leaves it")
 
 
 def _count(args: dict[str, Any], key: str = "count", default: int = 1) -> int:
@@ -89,16 +126,33 @@ def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
             g.emit("decision_pending", player=player, choice="discard", count=count, clause="4.17.2")
             return
     chosen = list(chosen)
-    for cid in chosen:
-        if cid not in hand:
-            g.refuse("4.17.0", f"{cid} is not in {player}'s hand")
     if len(set(chosen)) != len(chosen):
         raise InputProblem("cards: a card is named twice")
-    if len(chosen) != min(count, len(hand)):
-        g.refuse("4.17.3", f"{count} card(s) must be discarded, {len(chosen)} named")
+    if len(chosen) > count:
+        raise InputProblem(f"cards: {len(chosen)} card(s) named for a discard of {count}")
+    if as_cost:                                          # a cost: all of it or nothing (4.17.5)
+        for cid in chosen:
+            if cid not in hand:
+                g.refuse("4.17.0", f"{cid} is not in {player}'s hand")
+        if len(chosen) != count:
+            g.refuse("4.17.3", f"the cost discards {count} card(s), {len(chosen)} named")
     for cid in chosen:
-        where = move_card(g, cid, to, Cause("discard", as_cost=as_cost))
-        g.emit("discarded", player=player, card=cid, to=where)
+        g.card(cid)
+    for cid in chosen:                                   # 4.24.2: each card a part of its own
+        as_far_as_possible(g, "discard", lambda cid=cid: _discard_one(g, player, hand, cid, to, as_cost),
+                           card=cid, player=player, source=a.get("source"))
+    rest = count - len(chosen)
+    if rest > 0 and hand:                                # the step named fewer: the holder chooses the rest
+        rest_args = {k: v for k, v in a.items() if k != "cards"}
+        rest_args["count"] = rest
+        do_discard(g, rest_args, by)
+
+
+def _discard_one(g: Game, player: str, hand: list[str], cid: str, to: str, as_cost: bool) -> None:
+    if cid not in hand:
+        g.refuse("4.17.0", f"{cid} is not in {player}'s hand")
+    where = move_card(g, cid, to, Cause("discard", as_cost=as_cost))
+    g.emit("discarded", player=player, card=cid, to=where)
 
 
 def do_mill(g: Game, a: dict[str, Any], by: str) -> None:
@@ -147,8 +201,7 @@ def do_exile(g: Game, a: dict[str, Any], by: str) -> None:
     cid = a["card"]
     g.card(cid)
     loc = g.state.locate(cid)
-    if g.state.zone_of(cid) == "void":
-        g.refuse("4.8.4", f"{cid} is already in the Void: nothing ever leaves it")
+    _leaves_void(g, cid)
     if not loc or loc[1] != "graveyard":
         g.refuse("4.16.0", f"{cid} is not in a graveyard: only a card in a graveyard can be exiled")
     where = move_card(g, cid, "void", Cause("exile"), to_player=loc[0])   # 4.16.1
@@ -159,6 +212,7 @@ def do_search(g: Game, a: dict[str, Any], by: str) -> None:
     player = _player(a, by)
     cid = a["card"]
     g.card(cid)
+    _leaves_void(g, cid)
     if cid not in g.player(player).zones["deck"]:
         g.refuse("4.13.1", f"{cid} is not in {player}'s deck")
     to = a.get("to", "hand")
@@ -186,6 +240,7 @@ def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: b
     """104 / 105: a player sacrifices one of their permanents: it goes to the graveyard."""
     clause = "104.0" if forced else "105.0"
     g.card(cid)
+    _leaves_void(g, cid)
     if g.state.controller(cid) != player:
         g.refuse(clause, f"{cid} is not a permanent of {player}: a player sacrifices only their own permanents")
     g.emit("sacrificed", player=player, card=cid, forced=forced)
@@ -240,6 +295,7 @@ def do_steal(g: Game, a: dict[str, Any], by: str) -> None:
     card = g.card(cid)
     new = _player(a, by, "to")
     st = g.state
+    _leaves_void(g, cid)
     old = st.controller(cid)
     if old is None:
         g.refuse("5.6.2", f"{cid} is not on the table: only a permanent has a controller to change")
@@ -267,9 +323,10 @@ def do_create(g: Game, a: dict[str, Any], by: str) -> None:
         d.setdefault("premade", True)                      # 96.0
     explicit_active = d.get("active")
     card = card_from_def(cid, d, default_owner=player, where="/card")
-    st.cards[cid] = card
     zone = a.get("zone") or ("reserve" if card.is_creature else "table")   # 96.6
     zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
+    check_entry(g, card, zone)          # 4.9.1, 5.3.1, 5.4.1: a card that cannot lie there is not made
+    st.cards[cid] = card
     g.emit("created", card=cid, player=player, zone=zone)
     move_card(g, cid, zone, Cause("create"), to_player=player, active=explicit_active)
 
@@ -326,12 +383,43 @@ EFFECTS: dict[str, Handler] = {
 
 
 
+# verbs whose `player` argument names the player the effect concerns
+_PLAYER_VERBS = ("draw", "discard", "mill", "sacrifice", "sacrifice_hp", "sacrifice_max_hp",
+                 "change_max_hp", "change_max_vp", "gain_vp", "gain_components", "search", "shuffle",
+                 "create")
+
+
+def _where(verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
+    """The fields of an `effect_prevented` event for the whole effect: what the step names."""
+    where: dict[str, Any] = {}
+    card = args.get("card")
+    if isinstance(card, dict):
+        card = card.get("id")                                # create: the definition's id
+    if isinstance(card, str):
+        where["card"] = card
+    if isinstance(args.get("target"), str):
+        where["target"] = args["target"]
+    if verb in _PLAYER_VERBS:
+        where["player"] = args.get("player", by)
+    if isinstance(args.get("source"), str):
+        where["source"] = args["source"]
+    return where
+
+
 def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
-    """Carry out one effect verb (used by the engine and by a resolving card's `effects`)."""
+    """Carry out one effect verb (used by the engine and by a resolving card's `effects`).
+
+    4.24.2: a rule never refuses an effect; it is carried out as far as possible
+    (`as_far_as_possible`). A step with `as_cost: true` is a cost, part of an action: a rule
+    refuses it in full.
+    """
     handler = EFFECTS.get(verb)
     if handler is None:
         raise InputProblem(f"unknown effect verb {verb!r}")
-    handler(g, args, by)
+    if args.get("as_cost"):
+        handler(g, args, by)
+        return
+    as_far_as_possible(g, verb, lambda: handler(g, args, by), **_where(verb, args, by))
 
 
-__all__ = ["EFFECTS", "apply_effect", "draw_cards", "sacrifice_permanent"]
+__all__ = ["EFFECTS", "apply_effect", "as_far_as_possible", "draw_cards", "sacrifice_permanent"]

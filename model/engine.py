@@ -60,6 +60,18 @@ def _choose(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("4.17.2", f"the decision is {pend['player']}'s, not {player}'s")
     (verb, args), = pend["step"].items()
     args = dict(args)
+    if verb == "discard":
+        # the answer is the player's decision, an action: refused when it does not fit the
+        # question (the discard it completes is an effect, carried out as far as possible)
+        answer = a.get("cards")
+        if not isinstance(answer, list):
+            raise InputProblem("choose: a discard decision is answered with cards: [ids]")
+        for cid in answer:
+            g.card(cid)
+            if cid not in pend.get("options", ()):
+                g.refuse("4.17.0", f"{cid} is not one of the cards of {player}'s hand to choose from")
+        if len(set(answer)) != len(answer) or len(answer) != pend.get("count"):
+            g.refuse("4.17.3", f"{pend.get('count')} card(s) must be chosen, {len(answer)} named")
     if "cards" in a:
         args["cards"] = list(a["cards"])
     if "value" in a:

@@ -196,7 +196,7 @@ def immune_to_source(g: Game, card: Card, source: Card) -> str | None:
     return None
 
 
-def unaffected(g: Game, source: Card, args: dict[str, Any]) -> bool:
+def unaffected(g: Game, source: Card, verb: str, args: dict[str, Any]) -> bool:
     """An effect step of `source` that names (`card` / `target`) a permanent immune to that source
     has no effect on it (132.0, 132.2: it may have been targeted). Emits `effect_prevented`."""
     st = g.state
@@ -205,7 +205,8 @@ def unaffected(g: Game, source: Card, args: dict[str, Any]) -> bool:
         if isinstance(t, str) and t in st.cards and t != source.id and st.on_table(t):
             clause = immune_to_source(g, st.cards[t], source)
             if clause:
-                g.emit("effect_prevented", card=t, source=source.id, clause=clause)
+                g.emit("effect_prevented", verb=verb, clause=clause, card=t, source=source.id,
+                       target=t if key == "target" else None)
                 return True
     return False
 

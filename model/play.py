@@ -313,7 +313,7 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
             (verb, args), = step.items()
             args = {k: _substitute(v, targets) for k, v in (args or {}).items()}
             args.setdefault("source", card.id)
-            if keywords.unaffected(g, card, args):   # 132.0, 132.4–132.8 immune to this source (hook)
+            if keywords.unaffected(g, card, verb, args):   # 132.0, 132.4–132.8 immune to this source (hook)
                 continue
             before = g.state.pending
             apply_effect(g, verb, args, player)

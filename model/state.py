@@ -10,6 +10,7 @@ bonuses) are not stored: model/stats.py derives them.
 from __future__ import annotations
 
 import copy
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -66,7 +67,8 @@ class Card:
 
     def copy(self) -> "Card":
         """A copy sharing nothing mutable with this card (faster than deepcopy on the hot path)."""
-        c = copy.copy(self)
+        c = object.__new__(Card)
+        c.__dict__.update(self.__dict__)
         c.subtypes = list(self.subtypes)
         c.cost = dict(self.cost)
         c.counters = dict(self.counters)
@@ -88,6 +90,74 @@ class Card:
         return name in self.subtypes
 
 
+class Cards(MutableMapping):
+    """The cards of a state (id → Card), copied when first used.
+
+    `State.clone` does not copy every card: the clone and the state it came from share the cards
+    (`_shared`, never changed through either) and each takes its own copy of a card the first
+    time it reads it (`_own`). A step thus copies only the cards it touches, whatever the number
+    of cards in the decks. A Card object belongs to the state it was read from: read it again
+    from a clone to change the clone. `peek` reads without copying, for code that only looks.
+    """
+    __slots__ = ("_shared", "_own")
+
+    def __init__(self, cards: dict[str, Card] | None = None):
+        self._shared: dict[str, Card] = {}
+        self._own: dict[str, Card] = dict(cards or {})
+
+    def __getitem__(self, cid: str) -> Card:
+        card = self._own.get(cid)
+        if card is None:
+            card = self._shared[cid].copy()
+            self._own[cid] = card
+        return card
+
+    def __setitem__(self, cid: str, card: Card) -> None:
+        self._own[cid] = card
+
+    def __delitem__(self, cid: str) -> None:
+        if cid not in self:
+            raise KeyError(cid)
+        if cid in self._shared:
+            self._shared = {k: v for k, v in self._shared.items() if k != cid}
+        self._own.pop(cid, None)
+
+    def __contains__(self, cid: object) -> bool:
+        return cid in self._own or cid in self._shared
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._shared
+        for cid in self._own:
+            if cid not in self._shared:
+                yield cid
+
+    def __len__(self) -> int:
+        return len(self._shared) + sum(1 for cid in self._own if cid not in self._shared)
+
+    def __repr__(self) -> str:
+        return f"Cards({dict(self.peek_items())!r})"
+
+    def peek(self, cid: str) -> Card:
+        """The card, not copied: only for reading."""
+        card = self._own.get(cid)
+        return card if card is not None else self._shared[cid]
+
+    def peek_items(self) -> Iterator[tuple[str, Card]]:
+        """(id, card) of every card, not copied: only for reading."""
+        for cid in self:
+            yield cid, self.peek(cid)
+
+    def clone(self) -> "Cards":
+        """A table equal to this one; from now on both copy a card when they first read it."""
+        if self._own:
+            merged = dict(self._shared)
+            merged.update(self._own)
+            self._shared, self._own = merged, {}
+        other = Cards()
+        other._shared = self._shared
+        return other
+
+
 @dataclass
 class Player:
     name: str
@@ -105,7 +175,7 @@ class State:
     active: str
     phase: str
     players: dict[str, Player]
-    cards: dict[str, Card]
+    cards: Cards
     removed: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None     # None: ongoing
     seed: int = 0
@@ -113,30 +183,39 @@ class State:
     clock: int = 0                           # timestamps for "played later" (102.3)
     pending: dict[str, Any] | None = None
     turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
+    # card id → (player, zone) of the zone listing it: the index `locate` reads in constant time.
+    # Kept by the one zone mover (model/zones.py) with every change of a zone's members, built by
+    # `from_given` (rebuilt from the zone lists by `index_zones`) and copied by `clone`.
+    where: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def clone(self) -> "State":
-        """A copy sharing nothing mutable: `apply` works on it, so a refused step changes nothing."""
+        """A copy sharing nothing mutable: `apply` works on it, so a refused step changes nothing.
+
+        The cards are shared until first read (`Cards.clone`): each state copies a card when it
+        reads it, so the clone's cost does not grow with the cards a step does not touch."""
         st = copy.copy(self)
         st.players = {}
         for p, pl in self.players.items():
             npl = copy.copy(pl)
             npl.zones = {z: list(ids) for z, ids in pl.zones.items()}
             st.players[p] = npl
-        st.cards = {cid: c.copy() for cid, c in self.cards.items()}
+        st.cards = self.cards.clone()
         st.removed = list(self.removed)
         st.result = copy.deepcopy(self.result) if self.result else None
         st.pending = copy.deepcopy(self.pending) if self.pending else None
         st.turn_info = copy.deepcopy(self.turn_info) if self.turn_info else {}
+        st.where = dict(self.where)
         return st
+
+    def index_zones(self) -> None:
+        """(Re)build the card → zone index from the zone lists."""
+        self.where = {cid: (pname, zone) for pname, pl in self.players.items()
+                      for zone, ids in pl.zones.items() for cid in ids}
 
     # -- where things are -------------------------------------------------
     def locate(self, card_id: str) -> tuple[str, str] | None:
         """(player, zone) of the zone listing the card, or None (removed or never placed)."""
-        for pname, pl in self.players.items():
-            for zone, ids in pl.zones.items():
-                if card_id in ids:
-                    return pname, zone
-        return None
+        return self.where.get(card_id)
 
     def zone_of(self, card_id: str) -> str | None:
         loc = self.locate(card_id)
@@ -233,8 +312,8 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
             raise InputProblem(f"/removed: card {cid!r} is not defined under cards")
         if cid in listed:
             raise InputProblem(f"/removed: card {cid!r} is also listed in a zone")
-    state = State(active=active, phase=phase, players=players, cards=cards, removed=removed,
-                  seed=_int(given.get("seed", 0), "/seed"))
+    state = State(active=active, phase=phase, players=players, cards=Cards(cards), removed=removed,
+                  seed=_int(given.get("seed", 0), "/seed"), where=listed)
     for c in cards.values():
         if c.attached_to and c.attached_to not in cards:
             raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")

@@ -72,7 +72,7 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
     out: dict[str, Any] = {
         "turn": {"active": state.active, "phase": state.phase},
         "players": players,
-        "cards": {cid: card_dict(state, c, rules) for cid, c in state.cards.items()},
+        "cards": {cid: card_dict(state, c, rules) for cid, c in state.cards.peek_items()},
         "removed": list(state.removed),
         "seed": state.seed,
         "ruleset": rules.name,

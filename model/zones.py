@@ -1,5 +1,11 @@
 """The one zone mover: every card that changes place goes through `move_card`.
 
+It is the only code that changes a zone's members (`move_card`, `lift`, `put_back`; `arrange`
+and the shuffles only reorder), and it keeps the state's card index (`State.where`, card id →
+(player, zone)) with every change. A rule it checks raises `Refusal` before anything moves: for
+an action that refuses the step, for an effect model/effects.py reports it as
+`effect_prevented` (4.24.2).
+
 It owns every zone rule:
 - 4.7.3, 4.7.4 a card goes to its owner's graveyard (a premade card: the player
   who made it, 96.7); 4.14.1, 4.14.2 to its owner's hand; 4.2.4, 4.15.0 its
@@ -39,7 +45,7 @@ from . import keywords
 from .errors import InputProblem
 from .game import Game
 from .resources import gain_components
-from .state import PERMANENT_KINDS, TABLE_ZONES, other
+from .state import PERMANENT_KINDS, TABLE_ZONES, Card, other
 from .stats import counter_works, flies
 
 DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard", "void",
@@ -77,6 +83,23 @@ def _yields_components(g: Game, cause: Cause) -> bool:
     return not cause.as_cost
 
 
+def check_entry(g: Game, card: Card, dest: str) -> str:
+    """The zone a card sent to `dest` lands in, as far as its kind decides: refused where the card
+    cannot lie there (4.9.1 instants and sorceries never on the table; 5.3.1, 5.4.1 only creatures
+    in the reserve and the guard post; a creature sent to the `table` lands in the reserve)."""
+    zone = _ZONE_OF_DEST.get(dest, dest)
+    if zone not in TABLE_ZONES:
+        return zone
+    if card.kind not in PERMANENT_KINDS:
+        g.refuse("4.9.1", f"{card.id} is a {card.kind}: instants and sorceries never lie on the table")
+    if zone == "table" and card.is_creature:
+        zone = "reserve"  # 5.3.1
+    if zone in ("reserve", "guard_post") and not card.is_creature:
+        g.refuse("5.3.1" if zone == "reserve" else "5.4.1",
+                 f"{card.id} is not a creature: only creatures lie in the {zone}")
+    return zone
+
+
 def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
               to_player: str | None = None, index: int | None = None,
               active: bool | None = None) -> str:
@@ -99,13 +122,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     was_on_table = src_zone in TABLE_ZONES
 
     if zone in TABLE_ZONES:
-        if card.kind not in PERMANENT_KINDS:
-            g.refuse("4.9.1", f"{card_id} is a {card.kind}: instants and sorceries never lie on the table")
-        if zone == "table" and card.is_creature:
-            zone = "reserve"  # 5.3.1
-        if zone in ("reserve", "guard_post") and not card.is_creature:
-            g.refuse("5.3.1" if zone == "reserve" else "5.4.1",
-                     f"{card_id} is not a creature: only creatures lie in the {zone}")
+        zone = check_entry(g, card, zone)
         target = to_player or (src_player if was_on_table else card.owner)
         if zone == "guard_post" and was_on_table and not card.active:
             g.refuse("5.4.5", f"{card_id} is passive: a passive creature cannot be in the guard post")
@@ -146,6 +163,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
 
     if src_zone != "created":
         st.players[src_player].zones[src_zone].remove(card_id)
+        del st.where[card_id]
     if leaving:
         card.wounds = 0
         card.counters = {}
@@ -161,6 +179,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
             ids.insert(max(0, min(index, len(ids))), card_id)
         else:
             ids.append(card_id)
+        st.where[card_id] = (target, final)
         if dest == "deck_shuffle" and final == "deck":
             g.rng().shuffle(ids)
     if final in TABLE_ZONES and not was_on_table:
@@ -219,6 +238,7 @@ def lift(g: Game, card_id: str) -> tuple[str, str, int]:
     ids = g.state.players[player].zones[zone]
     index = ids.index(card_id)
     ids.remove(card_id)
+    del g.state.where[card_id]
     return player, zone, index
 
 
@@ -227,4 +247,5 @@ def put_back(g: Game, card_id: str, spot: tuple[str, str, int]) -> None:
     player, zone, index = spot
     ids = g.state.players[player].zones[zone]
     ids.insert(min(index, len(ids)), card_id)
+    g.state.where[card_id] = (player, zone)
 

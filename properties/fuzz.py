@@ -50,6 +50,8 @@ from typing import Any, Sequence
 import yaml
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
 
+from conformance.atomicio import write_text
+
 from .invariants import INVARIANTS, Violation, check_dict, check_step, check_steps, replay_differs
 
 __all__ = ["main", "Finding", "fuzz_properties", "fuzz_machine", "fuzz_driver", "fuzz_random_cases",
@@ -191,7 +193,7 @@ def write_case(out_dir: Path | str, finding: Finding, impl_name: str = "implemen
             "# `then` is the reference engine's result (docs/spec/hkk-case-format.md).\n"
             + yaml.safe_dump({"format": "hkk-case/1", "cases": [case]}, sort_keys=False,
                              allow_unicode=True, default_flow_style=None, width=100))
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)                  # atomically (conformance.atomicio)
     finding.path = str(path)
     return path
 
@@ -500,8 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "violated": sorted({v.invariant for f in findings for v in f.violations}),
                   "differences": sum(1 for f in findings if f.kind == "difference"),
                   "findings": [f.to_dict() for f in findings]}
-        Path(args.json).write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str),
-                                   encoding="utf-8")
+        write_text(args.json, json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n")
     return 1 if findings else 0
 
 

@@ -10,8 +10,9 @@ Clauses covered
   example on which the "strength-outer" and "kind-outer" readings differ, and whether an
   Ép/VP-style cap (0..20) applied after each step vs only at the end changes the result.
 
-Outputs ``reports/prove.md`` and ``reports/prove.json`` (``"schema": "hkk-prove/1"``) and a
-rich table.  Exit code 0 unless there is a new counterexample, a new gap (not in
+Outputs ``reports/prove.md`` and ``reports/prove.json`` (``"schema": "hkk-prove/1"``; the
+``reports/`` of the working directory, or ``--out-dir``; written atomically as a pair through
+``conformance.atomicio``) and a rich table.  Exit code 0 unless there is a new counterexample, a new gap (not in
 ``properties/gaps_allowlist.yaml``), or a solver "unknown".
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import time
 from dataclasses import replace
@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 
+from conformance.atomicio import write_json, write_pair
 from model.number_setting import READINGS, NumberEffect, UnresolvedSetting, number_trace, set_number
 from model.priority import Policy, compile_policy, policy_names
 from properties.z3_priority import Check, check_policy, effect_json
@@ -439,13 +440,12 @@ def run_prove(
     report = collect(policies, allowlist=allow, include_number_setting=policy in (None, "mk-5.10"))
     _print_table(report, console)
     data = to_json(report)
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "prove.json").write_text(text, encoding="utf-8")
-    (out / "prove.md").write_text(to_markdown(report), encoding="utf-8")
+    # atomically, as a pair (prove.md names the SHA-256 of prove.json): an interrupt
+    # leaves the previous reports, never a half-written or mismatched one
+    write_pair(out / "prove.md", to_markdown(report), out / "prove.json", data)
     if json_path is not None:
-        Path(json_path).write_text(text, encoding="utf-8")
+        write_json(json_path, data)
     return report["exit_code"]
 
 

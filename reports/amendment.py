@@ -191,7 +191,8 @@ def load_untestable_entries(directory: str | Path | None = None) -> list[dict]:
     if not d.is_dir():
         return out
     for f in sorted(list(d.glob("*.yaml")) + list(d.glob("*.yml"))):
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        data = yaml.load(f.read_text(encoding="utf-8"),  # noqa: S506 - a safe loader
+                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         entries = data.get("entries", []) if isinstance(data, dict) else (data or [])
         for e in entries or []:
             if isinstance(e, dict) and e.get("clause") is not None:
@@ -904,13 +905,12 @@ def to_markdown(d: dict) -> str:
 
 
 def write_reports(d: dict, out_dir: str | Path | None = None) -> tuple[Path, Path]:
-    """Write ``amendment.md`` and ``amendment.json`` (default directory: ``reports/``)."""
-    out = Path(out_dir) if out_dir is not None else ROOT / "reports"
-    out.mkdir(parents=True, exist_ok=True)
-    md, js = out / "amendment.md", out / "amendment.json"
-    md.write_text(to_markdown(d), encoding="utf-8")
-    js.write_text(json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
-    return md, js
+    """Write ``amendment.md`` and ``amendment.json`` (default directory: ``reports/`` of
+    the working directory, never the installed package's) as a pair, atomically
+    (``conformance.atomicio.write_pair``: the Markdown names the JSON's SHA-256)."""
+    from conformance.atomicio import write_pair
+    out = Path(out_dir) if out_dir is not None else Path("reports")
+    return write_pair(out / "amendment.md", to_markdown(d), out / "amendment.json", d)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -952,8 +952,8 @@ def main(argv: list[str] | None = None) -> int:
             console = Console(highlight=False, width=max(console.width, 120))
         render(d, console)
         if args.json:
-            Path(args.json).write_text(json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n",
-                                       encoding="utf-8")
+            from conformance.atomicio import write_json
+            write_json(args.json, d)
         console.print(Text(f"written: {md}, {js}" + (f", {args.json}" if args.json else ""),
                            style="dim"))
     return int(d["exit"])

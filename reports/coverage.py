@@ -35,9 +35,21 @@ Counting: ``clauses`` are the clauses with non-empty text; ``headings`` (no
 text) are counted apart and never as uncovered. A clause is ``covered`` when
 at least one case cites it; ``untestable`` when the registry lists it and no
 case cites it; ``uncovered`` otherwise. ``testable`` = clauses − untestable;
-``percent`` = covered / testable. ``cases`` counts the distinct cases citing a
-clause of the row (headings included); ``passed`` those of them that passed.
+``percent`` = covered / testable: how much of the Kódex **the corpus** covers,
+the same for every implementation. ``cases`` counts the distinct cases citing
+a clause of the row (headings included); ``passed`` those of them that passed.
 Section titles keep the Kódex's Hungarian names.
+
+With a run's outcomes (``kodex coverage --results RUN.json``, ``kodex run
+--coverage``) every row also carries what **the implementation** did:
+``verdicts`` — {outcome: count} of the cases whose own ``clause`` lies in the
+row (the HTML report counts the same way), ``pass_rate`` = (pass + xpass) /
+(cases − skip) (None when every case was skipped), and ``clauses_passed`` /
+``clauses_percent`` — the covered clauses all of whose citing cases (as
+``clause`` or in ``also``) with a verdict passed (at least one), over the
+testable clauses. Cases the run
+does not contain count as ``not_in_run``. ``run`` in the top level says how
+many cases the results hold and ``no_cases`` flags a run without any.
 
 :func:`print_table` / :func:`print_summary` show it with rich;
 :func:`write_reports` writes ``coverage.md`` and ``coverage.json``.
@@ -111,7 +123,8 @@ def _cited(case) -> list[str]:
 # the computation
 
 def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
-         passed_ids: set[str]) -> dict:
+         passed_ids: set[str], results: dict[str, str] | None = None,
+         own: dict[str, set] | None = None) -> dict:
     with_text = [c for c in clauses if (c.text or "").strip()]
     covered = [c for c in with_text if cited.get(c.id)]
     unt = [c for c in with_text if not cited.get(c.id) and c.id in untestable]
@@ -119,7 +132,7 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
     for c in clauses:
         cases |= cited.get(c.id, set())
     testable = len(with_text) - len(unt)
-    return {
+    row = {
         "clauses": len(with_text),
         "headings": len(clauses) - len(with_text),
         "covered": len(covered),
@@ -131,6 +144,25 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
         "passed": len(cases & passed_ids),
         "_cases": cases,
     }
+    if results is not None:
+        from conformance.runner import pass_rate, tally
+        mine: set[str] = set()
+        for c in clauses:
+            mine |= (own or {}).get(c.id, set())
+        verdicts = tally(results.get(cid, "not_in_run") for cid in sorted(mine))
+        if not verdicts.get("not_in_run"):
+            verdicts.pop("not_in_run", None)
+        row["verdicts"] = verdicts
+        row["pass_rate"] = pass_rate({k: v for k, v in verdicts.items() if k != "not_in_run"})
+        ok = 0
+        for c in covered:
+            judged = [results[cid] for cid in cited.get(c.id, ()) if cid in results
+                      and results[cid] not in ("skip",)]
+            if judged and all(r in PASSED for r in judged):
+                ok += 1
+        row["clauses_passed"] = ok
+        row["clauses_percent"] = round(100.0 * ok / testable, 1) if testable else None
+    return row
 
 
 def compute(catalog, cases: Iterable, outcomes: Iterable | None = None,
@@ -140,35 +172,41 @@ def compute(catalog, cases: Iterable, outcomes: Iterable | None = None,
 
     ``untestable`` / ``conflicts`` default to the project's registry files.
     """
+    from conformance.runner import tally
+
     cases = list(cases)
     untestable = load_untestable() if untestable is None else dict(untestable)
     conflicts = load_conflicts() if conflicts is None else list(conflicts)
-    results = _outcome_map(outcomes)
-    passed_ids = {cid for cid, res in results.items() if res in PASSED}
+    results = _outcome_map(outcomes) if outcomes is not None else None
+    passed_ids = {cid for cid, res in (results or {}).items() if res in PASSED}
 
     cited: dict[str, set] = {}
+    own: dict[str, set] = {}
     unknown: dict[str, list] = {}
     for case in cases:
+        own.setdefault(str(case.clause), set()).add(str(case.id))
         for cid in _cited(case):
             cited.setdefault(cid, set()).add(str(case.id))
             if cid not in catalog:
                 unknown.setdefault(cid, []).append(str(case.id))
 
+    def row_of(clauses):
+        return _row(clauses, cited, untestable, passed_ids, results, own)
+
     sections, parts_acc = [], {}
     for section, title, part in catalog.sections():
         clauses = list(catalog.in_section(section))
-        row = _row(clauses, cited, untestable, passed_ids)
+        row = row_of(clauses)
         sections.append({"section": section, "title": title, "part": part, **row})
         acc = parts_acc.setdefault(part, {"part": part, "sections": 0, "_clauses": []})
         acc["sections"] += 1
         acc["_clauses"].extend(clauses)
     parts = []
     for part, acc in parts_acc.items():
-        row = _row(acc["_clauses"], cited, untestable, passed_ids)
+        row = row_of(acc["_clauses"])
         parts.append({"part": part, "sections": acc["sections"], **row})
     all_clauses = list(catalog)
-    totals = {"part": "all", "sections": len(sections),
-              **_row(all_clauses, cited, untestable, passed_ids)}
+    totals = {"part": "all", "sections": len(sections), **row_of(all_clauses)}
 
     uncovered = [{"id": c.id, "title": c.title, "section": c.section,
                   "section_title": c.section_title, "part": c.part,
@@ -186,6 +224,8 @@ def compute(catalog, cases: Iterable, outcomes: Iterable | None = None,
         "generated": _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds"),
         "implementation": impl,
         "ruleset": ruleset,
+        "run": None if results is None else {
+            "cases": len(results), "no_cases": not results, "verdicts": tally(results.values())},
         "sections": sections,
         "parts": parts,
         "totals": totals,
@@ -237,6 +277,10 @@ def print_table(data: dict, console=None, sections: bool = True) -> None:
     from rich.table import Table
 
     console = console or Console()
+    run = data.get("run")
+    if run is not None:
+        _print_run_table(data, console, sections)
+        return
     cols = ("clauses", "headings", "covered", "untestable", "uncovered", "percent",
             "cases", "passed")
     if sections:
@@ -262,6 +306,78 @@ def print_table(data: dict, console=None, sections: bool = True) -> None:
         console.print(f"[yellow]{len(data['unknown_citations'])} cited ids are not in the "
                       f"catalog:[/] " + escape(", ".join(u["clause"]
                                                          for u in data["unknown_citations"])))
+
+
+VERDICT_COLS = ("pass", "fail", "error", "timeout", "skip", "xfail", "xpass", "not_run",
+                "not_in_run")
+
+
+def _verdict_cols(data: dict) -> list[str]:
+    """The outcome columns worth showing: pass, fail, error, skip, xfail always;
+    the others when some row has them."""
+    rows = data["sections"] + data["parts"] + [data["totals"]]
+    shown = []
+    for k in VERDICT_COLS:
+        if k in ("pass", "fail", "error", "skip", "xfail") or any(
+                (r.get("verdicts") or {}).get(k) for r in rows):
+            shown.append(k)
+    return shown
+
+
+def _rate(v) -> str:
+    return "—" if v is None else f"{100.0 * v:.1f}%"
+
+
+def _print_run_table(data: dict, console, sections: bool) -> None:
+    """Per title: the implementation's own verdicts and pass rate, beside the
+    corpus's clause coverage."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    vcols = _verdict_cols(data)
+    name = escape(_impl_name(data) or "?")
+
+    def add(t, label, r, bold=False):
+        v = r.get("verdicts") or {}
+        cells = [f"{r['covered']}/{r['testable']}", str(sum(v.values()))]
+        cells += [str(v.get(k, 0)) for k in vcols]
+        rate = r.get("pass_rate")
+        style = "green" if rate == 1.0 else ("red" if rate is not None and rate < 0.85 else
+                                             "yellow" if rate is not None else "dim")
+        cells += [f"[{style}]{_rate(rate)}[/]",
+                  "—" if r.get("clauses_percent") is None else f"{r['clauses_percent']:.1f}%"]
+        if bold:
+            cells = [f"[bold]{c}[/]" for c in cells]
+        t.add_row(label, *cells)
+
+    heads = ["clauses covered", "cases"] + [k.replace("_", " ") for k in vcols] + \
+        ["pass rate", "clauses passed"]
+    if sections:
+        t = Table(title=f"Per Kódex title — {name}")
+        t.add_column("section", overflow="fold")
+        for h in heads:
+            t.add_column(h, justify="right")
+        for r in data["sections"]:
+            add(t, escape(_section_label(r)), r)
+        console.print(t)
+    t = Table(title=f"Per part — {name}")
+    t.add_column("part")
+    for h in heads:
+        t.add_column(h, justify="right")
+    for r in data["parts"]:
+        add(t, escape(_part_label(r["part"])), r)
+    add(t, "all", data["totals"], bold=True)
+    console.print(t)
+    run = data["run"]
+    if run.get("no_cases"):
+        console.print("[bold red]NO CASES: the results hold no case; no verdict on the "
+                      "implementation[/]")
+    else:
+        tot = data["totals"]
+        console.print(f"[bold]{name}[/]: pass rate {_rate(tot.get('pass_rate'))} of the "
+                      f"{run['cases']} cases run "
+                      f"({tot.get('verdicts', {}).get('skip', 0)} skipped); the corpus covers "
+                      f"{tot['percent']:.1f}% of the testable clauses")
 
 
 def print_summary(data: dict, console=None) -> None:
@@ -298,6 +414,23 @@ def to_markdown(data: dict) -> str:
     for r in data["sections"]:
         lines.append(f"| {_md(_section_label(r))} | {_part_label(r['part'])} | "
                      + " | ".join(_cell(r, c) for c in cols) + " |")
+    if data.get("run") is not None:
+        vcols = _verdict_cols(data)
+        lines += ["", f"## The implementation's verdicts — {_md(impl)}", ""]
+        if data["run"].get("no_cases"):
+            lines += ["**NO CASES**: the results hold no case; no verdict on the implementation.",
+                      ""]
+        lines += ["Per Kódex title, the cases whose own clause lies in it: their outcomes, the "
+                  "pass rate (pass + xpass) / (cases − skip), and the covered clauses all of "
+                  "whose cases with a verdict passed.", "",
+                  "| section | " + " | ".join(vcols) + " | pass rate | clauses passed |",
+                  "|---" * (len(vcols) + 3) + "|"]
+        for r in data["sections"] + data["parts"] + [data["totals"]]:
+            label = _section_label(r) if "section" in r else _part_label(r["part"])
+            v = r.get("verdicts") or {}
+            cp = "—" if r.get("clauses_percent") is None else f"{r['clauses_percent']:.1f}%"
+            lines.append(f"| {_md(label)} | " + " | ".join(str(v.get(k, 0)) for k in vcols)
+                         + f" | {_rate(r.get('pass_rate'))} | {cp} |")
     lines += ["", f"## Uncovered testable clauses ({len(data['uncovered'])})", ""]
     current = None
     for u in data["uncovered"]:
@@ -366,11 +499,9 @@ def _md(s: str | None) -> str:
 
 
 def write_reports(data: dict, out_dir: str | Path | None = None) -> tuple[Path, Path]:
-    """Write ``coverage.md`` and ``coverage.json`` (default directory: ``reports/``)."""
-    out = Path(out_dir) if out_dir is not None else ROOT / "reports"
-    out.mkdir(parents=True, exist_ok=True)
+    """Write ``coverage.md`` and ``coverage.json`` together (atomically; default
+    directory: ``reports/`` of the working directory)."""
+    from conformance import atomicio
+    out = Path(out_dir) if out_dir is not None else Path("reports")
     md, js = out / "coverage.md", out / "coverage.json"
-    md.write_text(to_markdown(data), encoding="utf-8")
-    js.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n",
-                  encoding="utf-8")
-    return md, js
+    return atomicio.write_pair(md, to_markdown(data), js, data)

@@ -1,11 +1,19 @@
-"""Comparing two results files (``hkk-results/1``, written by ``kodex run --json``).
+"""Comparing two results files (``hkk-results/1`` or ``/2``, written by ``kodex run --json``).
 
 Covers :func:`compare` and ``kodex diff OLD.json NEW.json [--json [FILE]]``:
 
-* ``changed``: the cases present in both whose outcome differs, each with
-  ``kind`` = ``regression`` (passed before — ``pass``/``xpass`` — and not now),
-  ``fix`` (passes now and did not before) or ``change`` (any other move, e.g.
-  ``fail`` → ``error``);
+* ``changed``: the cases present in both whose outcome differs, each with a
+  ``kind``:
+
+  - ``regression`` — passed before (``pass``/``xpass``) and now ``fail``,
+    ``error``, ``timeout`` or ``xfail``: the implementation got it wrong;
+  - ``not_implemented`` — passed before and now ``skip``: the implementation
+    no longer runs it (a verb, ruleset or observation it stopped announcing,
+    or a ruleset not selected), no verdict either way;
+  - ``not_run`` — passed before and now ``not_run``: the harness gave up on
+    the implementation before the case;
+  - ``fix`` — passes now and did not before;
+  - ``change`` — any other move (``fail`` → ``error``, ``skip`` → ``fail`` …);
 * ``added`` / ``removed``: cases only in NEW / only in OLD;
 * ``sections``: per section (Kódex title, ``rb7``, ``mk:…`` point; from the
   catalog when it knows the clause, else the first dotted component) the
@@ -18,13 +26,21 @@ JSON shape (schema ``hkk-results-diff/1``)::
      "old": {"file", "implementation", "ruleset", "started", "totals"},
      "new": {...},
      "changed": [{"case_id", "clause", "title", "old", "new", "kind"}],
+     "counts": {kind: n},
+     "warnings": [text],
      "added": [{"case_id", "clause", "title", "outcome"}],
      "removed": [{"case_id", "clause", "title", "outcome"}],
      "sections": [{"section", "title", "old_cases", "new_cases",
                    "old_passed", "new_passed", "delta"}],
      "totals": {outcome: {"old", "new", "delta"}}}
 
-:func:`main` exits 1 when there is a regression, else 0 (2 on unreadable input).
+Totals are counted from the cases (a file whose ``totals`` disagree with its
+cases is named in ``warnings``).
+
+Exit status of :func:`main` (``kodex diff``): 0 no case that passed lost its
+pass; 1 at least one ``regression``; 3 no regression, but cases that passed
+are now skipped or not run (``not_implemented`` / ``not_run``: coverage lost
+without a verdict); 2 a file cannot be read.
 """
 from __future__ import annotations
 
@@ -34,8 +50,10 @@ import sys
 from pathlib import Path
 
 SCHEMA = "hkk-results-diff/1"
-OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass")
+OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass", "not_run")
 PASSED = ("pass", "xpass")
+KINDS = ("regression", "not_implemented", "not_run", "change", "fix")
+EXIT_OK, EXIT_REGRESSION, EXIT_INPUT, EXIT_LOST = 0, 1, 2, 3
 
 
 def _load(path: str | Path) -> dict:
@@ -88,7 +106,11 @@ def compare(old: dict, new: dict, catalog=None, old_path=None, new_path=None) ->
         o, n = oc.get("outcome"), nc.get("outcome")
         if o == n:
             continue
-        if o in PASSED and n not in PASSED:
+        if o in PASSED and n == "skip":
+            kind = "not_implemented"
+        elif o in PASSED and n == "not_run":
+            kind = "not_run"
+        elif o in PASSED and n not in PASSED:
             kind = "regression"
         elif n in PASSED and o not in PASSED:
             kind = "fix"
@@ -121,22 +143,27 @@ def compare(old: dict, new: dict, catalog=None, old_path=None, new_path=None) ->
     for r in rows:
         r["delta"] = r["new_passed"] - r["old_passed"]
 
-    def totals(res: dict, cases: dict) -> dict:
-        t = res.get("totals")
-        if isinstance(t, dict):
-            return t
+    warnings = []
+
+    def totals(res: dict, cases: dict, label: str) -> dict:
         out = {k: 0 for k in OUTCOMES}
         for c in cases.values():
             out[c.get("outcome")] = out.get(c.get("outcome"), 0) + 1
+        t = res.get("totals")
+        if isinstance(t, dict) and any(int(t.get(k) or 0) != v for k, v in out.items()):
+            warnings.append(f"{label}: the file's totals disagree with its cases; "
+                            "the cases are counted")
         return out
 
-    ta, tb = totals(old, a), totals(new, b)
+    ta, tb = totals(old, a, str(old_path or "old")), totals(new, b, str(new_path or "new"))
     keys = list(OUTCOMES) + [k for k in list(ta) + list(tb) if k not in OUTCOMES]
     keys = list(dict.fromkeys(keys))
     return {
         "schema": SCHEMA,
         "old": _side(old, old_path), "new": _side(new, new_path),
         "changed": changed, "added": added, "removed": removed,
+        "counts": {k: sum(1 for c in changed if c["kind"] == k) for k in KINDS},
+        "warnings": warnings,
         "sections": rows,
         "totals": {k: {"old": ta.get(k, 0), "new": tb.get(k, 0),
                        "delta": tb.get(k, 0) - ta.get(k, 0)} for k in keys},
@@ -162,12 +189,15 @@ def render(d: dict, console=None) -> None:
 
     console.print(Text(f"old: {who('old')}", style="dim"))
     console.print(Text(f"new: {who('new')}", style="dim"))
-    styles = {"regression": "bold red", "fix": "bold green", "change": "yellow"}
+    styles = {"regression": "bold red", "fix": "bold green", "change": "yellow",
+              "not_implemented": "bold yellow", "not_run": "bold magenta"}
+    for w in d.get("warnings") or []:
+        console.print(Text(f"warning: {w}", style="bold yellow"), soft_wrap=True)
     if d["changed"]:
         t = Table(title=f"{len(d['changed'])} cases changed outcome")
         for c in ("case", "clause", "old", "new", "kind"):
             t.add_column(c, overflow="fold")
-        for c in sorted(d["changed"], key=lambda c: ("regression", "change", "fix").index(c["kind"])):
+        for c in sorted(d["changed"], key=lambda c: KINDS.index(c["kind"])):
             st = styles[c["kind"]]
             t.add_row(escape(c["case_id"]), escape(str(c["clause"])), c["old"],
                       f"[{st}]{c['new']}[/]", f"[{st}]{c['kind']}[/]")
@@ -207,8 +237,13 @@ def render(d: dict, console=None) -> None:
     console.print(tot)
     regressions = sum(1 for c in d["changed"] if c["kind"] == "regression")
     if regressions:
-        console.print(Text(f"{regressions} regression{'s' if regressions != 1 else ''}",
-                           style="bold red"))
+        console.print(Text(f"{regressions} regression{'s' if regressions != 1 else ''} "
+                           "(passed before, fail now)", style="bold red"))
+    lost = [c for c in d["changed"] if c["kind"] in ("not_implemented", "not_run")]
+    if lost:
+        skipped = sum(1 for c in lost if c["kind"] == "not_implemented")
+        console.print(Text(f"{len(lost)} passes lost without a verdict: {skipped} now skipped "
+                           f"(not implemented), {len(lost) - skipped} not run", style="bold yellow"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,16 +260,26 @@ def main(argv: list[str] | None = None) -> int:
         old, new = _load(args.old), _load(args.new)
     except (OSError, ValueError) as exc:
         print(f"kodex diff: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     d = compare(old, new, _catalog(), args.old, args.new)
     if args.json == "-":
         sys.stdout.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
     else:
         render(d)
         if args.json:
-            Path(args.json).write_text(json.dumps(d, ensure_ascii=False, indent=2) + "\n",
-                                       encoding="utf-8")
-    return 1 if any(c["kind"] == "regression" for c in d["changed"]) else 0
+            from conformance import atomicio
+            atomicio.write_text(args.json, json.dumps(d, ensure_ascii=False, indent=2) + "\n")
+    return exit_code(d)
+
+
+def exit_code(d: dict) -> int:
+    """0, 1 regression, 3 passes lost to skip / not run (see the module docstring)."""
+    kinds = {c["kind"] for c in d["changed"]}
+    if "regression" in kinds:
+        return EXIT_REGRESSION
+    if kinds & {"not_implemented", "not_run"}:
+        return EXIT_LOST
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

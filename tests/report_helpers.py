@@ -95,3 +95,19 @@ def section_counts(results: dict, catalog) -> dict[str, dict[str, int]]:
         row = out.setdefault(sec, {})
         row[c["outcome"]] = row.get(c["outcome"], 0) + 1
     return out
+
+
+def prove_json(directory) -> "Path":
+    """A real ``kodex prove`` report written into ``directory`` (tests never read or
+    write the repository's generated ``reports/``)."""
+    import io
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from properties.prove import run_prove
+    directory = Path(directory)
+    run_prove(directory, console=Console(file=io.StringIO()))
+    path = directory / "prove.json"
+    assert path.is_file()
+    return path

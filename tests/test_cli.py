@@ -149,7 +149,9 @@ def test_run_filters(capsys, corpus):
     rc, out = run(capsys, "run", corpus, "--clause", "3.18")     # clause or also
     assert "2 cases: 2 passed" in out
     rc, out = run(capsys, "run", corpus, "--clause", "4.20")
-    assert "0 cases" in out
+    assert rc == 2 and "NOTHING TO RUN" in out and "--clause 4.20" in out
+    rc, out = run(capsys, "run", corpus, "-k", "nosuchthing")
+    assert rc == 2 and "matches none of the 2 cases" in out
 
 
 def test_clause_prefix_matching():
@@ -169,7 +171,7 @@ def test_run_json_and_xfail(capsys, corpus, tmp_path):
     rc, out = run(capsys, "run", corpus, f, "--xfail", xf, "--json", res)
     assert rc == 0 and "XFAIL" in out
     data = json.loads(res.read_text(encoding="utf-8"))
-    assert data["schema"] == "hkk-results/1"
+    assert data["schema"] == "hkk-results/2"
     assert data["totals"]["pass"] == 2 and data["totals"]["xfail"] == 1
     # an expected failure that passes is loud and fails the run
     xf.write_text("- cli/heal-b\n", encoding="utf-8")
@@ -179,7 +181,8 @@ def test_run_json_and_xfail(capsys, corpus, tmp_path):
 
 def test_run_explicit_ruleset_skips(capsys, corpus):
     rc, out = run(capsys, "run", corpus, "--ruleset", "kodex-nonexistent")
-    assert rc == 0 and "SKIP" in out and "2 skipped" in out
+    # every case skipped: nothing was tested, which is not a pass (exit 4)
+    assert rc == 4 and "SKIP" in out and "2 skipped" in out and "NOTHING TESTED" in out
 
 
 def test_run_through_impl(capsys, corpus, monkeypatch):
@@ -194,7 +197,7 @@ def test_run_through_impl(capsys, corpus, monkeypatch):
 def test_run_impl_unavailable(capsys, corpus, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out = run(capsys, "run", corpus, "--impl", str(tmp_path / "nothing-here"))
-    assert rc == 1 and "implementation unavailable" in out
+    assert rc == 3 and "implementation unavailable" in out
 
 
 # ---------------------------------------------------------------- catalog

@@ -1,13 +1,30 @@
 """The engine as a function: decisions inside a card's effects, the life-saving window per
-creature, round trips of returned states, and a change of controller by `move`.
+creature, round trips of returned states, a change of controller by `move`, effects carried
+out as far as possible, and the state's card index and copy-on-read cards.
 
 Known answers from 4.17.2 and 4.23.5 (an action ends when all its effects are done, the
 hand's player chooses), rb7:lenyek / 136.8 / 4.23.3 (life-saving actions, not bound by the
-order of acting), 5.3.2 / 131.10 (change of controller)."""
+order of acting), 5.3.2 / 131.10 (change of controller), 4.24.2 (an effect that cannot be
+carried out in full is carried out as far as it can be), 4.8.4, 4.19.1."""
 from __future__ import annotations
 
+import pytest
+
 from engine_helpers import refused, run
-from model.engine import run_case
+from model.engine import apply, run_case
+from model.errors import InputProblem
+from model.ruleset import load_ruleset
+from model.state import from_given
+
+
+def prevented(given, when, clause, **fields):
+    """The last step is accepted, but a rule stopped its effect: an `effect_prevented` event names
+    the clause (and `fields`); returns the result."""
+    res = run(given, when)
+    stops = [e for e in res.events if e["event"] == "effect_prevented" and e["clause"] == clause
+             and all(e.get(k) == v for k, v in fields.items())]
+    assert stops, res.events
+    return res
 
 TWO_CHOICES = {
     "players": {"A": {"hand": ["s", "a1", "a2"], "deck": ["d1"]}, "B": {"hand": ["b1", "b2"]}},
@@ -67,8 +84,9 @@ def test_saving_one_dying_creature_lets_the_other_die():
     res = run(both, [{"play": {"player": "A", "card": "s"}}, {"heal": {"target": "c1", "amount": 2}}])
     assert res.state["cards"]["c1"]["zone"] == "reserve"     # saved by the heal
     assert res.state["cards"]["c2"]["zone"] == "graveyard"   # healing c1 did not keep c2's window open
-    refused(both, [{"play": {"player": "A", "card": "s"}}, {"heal": {"target": "c1", "amount": 2}},
-                   {"heal": {"target": "c2", "amount": 2}}], "4.5.2")   # too late for c2
+    late = prevented(both, [{"play": {"player": "A", "card": "s"}}, {"heal": {"target": "c1", "amount": 2}},
+                            {"heal": {"target": "c2", "amount": 2}}], "4.5.2", verb="heal", target="c2")
+    assert late.state["cards"]["c2"]["zone"] == "graveyard"   # too late for c2: the heal does nothing
 
 
 def test_a_life_saving_instant_is_not_bound_by_who_acts_first():
@@ -93,7 +111,9 @@ def test_move_to_another_players_table_is_a_change_of_controller():
     fixed = {"players": {"A": {"reserve": ["c"]}},
              "cards": {"c": {"kind": "creature", "damage": 1, "hp": 1,
                              "abilities": [{"keyword": "no_control_change"}]}}}
-    refused(fixed, [{"move": {"card": "c", "to": "reserve", "player": "B"}}], "131.10")
+    res = prevented(fixed, [{"move": {"card": "c", "to": "reserve", "player": "B"}}], "131.10",
+                    verb="move", card="c")
+    assert res.state["players"]["A"]["reserve"] == ["c"]     # the effect did nothing
 
 
 def test_returned_only_fields_do_not_stick():
@@ -109,3 +129,174 @@ def test_returned_only_fields_do_not_stick():
     again = to_dict(back.state, rules)
     assert again["cards"]["c1"]["zone"] == "graveyard"   # given back, the window closed; no sticky field
     assert "dying" not in again["cards"]["c1"]
+
+
+# ---------------------------------------------------------------------------
+# 4.24.2: actions are refused, effects are carried out as far as possible
+
+VOID_SORCERY = {
+    "players": {"A": {"vp": 2, "hand": ["s"], "void": ["v"], "deck": ["d"]}},
+    "cards": {"s": {"kind": "sorcery", "cost": {"vp": 2},
+                    "effects": [{"move": {"card": "v", "to": "hand"}}, {"draw": {"player": "A"}}]},
+              "v": {"kind": "instant"}, "d": {"kind": "instant"}},
+}
+
+
+def test_a_bare_effect_a_rule_stops_is_accepted_and_changes_nothing():
+    given = {"players": {"A": {"void": ["c1"]}}, "cards": {"c1": {"kind": "instant"}}}
+    res = run(given, [{"move": {"card": "c1", "to": "hand"}}])
+    assert res.state["players"]["A"]["void"] == ["c1"]
+    assert res.events == [{"event": "effect_prevented", "verb": "move", "card": "c1", "clause": "4.8.4"}]
+
+
+def test_a_played_card_whose_effect_is_stopped_is_still_played():
+    res = run(VOID_SORCERY, [{"play": {"player": "A", "card": "s"}}])
+    a = res.state["players"]["A"]
+    assert (a["vp"], a["graveyard"], a["void"], a["hand"]) == (0, ["s"], ["v"], ["d"])
+    names = [e["event"] for e in res.events]
+    assert names.index("effect_prevented") < names.index("drew")   # the later effect still happens
+    stop = next(e for e in res.events if e["event"] == "effect_prevented")
+    assert stop == {"event": "effect_prevented", "verb": "move", "card": "v", "source": "s", "clause": "4.8.4"}
+
+
+def test_the_steps_after_a_stopped_effect_still_apply():
+    res = run(VOID_SORCERY, [{"move": {"card": "v", "to": "hand"}}, {"draw": {"player": "A"}}])
+    assert res.state["players"]["A"]["hand"] == ["s", "d"]
+
+
+def test_an_action_is_still_refused_whole():
+    given = {"players": {"A": {"vp": 1, "hand": ["s"]}}, "cards": {"s": {"kind": "sorcery", "cost": {"vp": 2}}}}
+    refused(given, [{"play": {"player": "A", "card": "s"}}], "4.20.3")
+    refused({"players": {"A": {"void": ["s"]}}, "cards": {"s": {"kind": "sorcery"}}},
+            [{"play": {"player": "A", "card": "s"}}], "4.8.4")
+
+
+def test_a_cost_step_is_refused_whole():
+    given = {"players": {"A": {"hand": ["h1"], "deck": ["d1"], "hp": 2}},
+             "cards": {"h1": {"kind": "instant"}, "d1": {"kind": "instant"}}}
+    refused(given, [{"discard": {"player": "A", "count": 2, "as_cost": True}}], "4.17.5")
+    refused(given, [{"mill": {"player": "A", "count": 2, "as_cost": True}}], "4.18.3")
+    refused(given, [{"sacrifice_hp": {"player": "A", "amount": 3, "as_cost": True}}], "103.2")
+    refused(given, [{"discard": {"player": "A", "cards": ["d1"], "as_cost": True}}], "4.17.0")
+
+
+def test_a_discard_does_each_named_card_it_can():
+    given = {"players": {"A": {"hand": ["h1", "h2"], "reserve": ["c1"]}},
+             "cards": {"h1": {"kind": "instant"}, "h2": {"kind": "instant"},
+                       "c1": {"kind": "creature", "damage": 1, "hp": 1}}}
+    res = prevented(given, [{"discard": {"player": "A", "cards": ["c1", "h2"]}}], "4.17.0",
+                    verb="discard", card="c1", player="A")
+    a = res.state["players"]["A"]
+    assert (a["hand"], a["graveyard"], a["reserve"]) == (["h1"], ["h2"], ["c1"])
+
+
+def test_a_discard_naming_fewer_cards_than_its_count_asks_for_the_rest():
+    given = {"players": {"A": {"hand": ["h1", "h2", "h3"]}},
+             "cards": {c: {"kind": "instant"} for c in ("h1", "h2", "h3")}}
+    res = run(given, [{"discard": {"player": "A", "count": 2, "cards": ["h1"]}}])
+    assert res.state["players"]["A"]["graveyard"] == ["h1"]
+    assert res.state["pending"]["count"] == 1                      # 4.17.2: the holder chooses the rest
+    assert res.state["pending"]["options"] == ["h2", "h3"]
+    res = run(given, [{"discard": {"player": "A", "count": 2, "cards": ["h1"]}},
+                      {"choose": {"player": "A", "cards": ["h3"]}}])
+    assert res.state["players"]["A"]["graveyard"] == ["h1", "h3"]
+    with pytest.raises(InputProblem):                              # names more than it discards
+        run_case(given, [{"discard": {"player": "A", "count": 1, "cards": ["h1", "h2"]}}])
+
+
+def test_a_choice_is_an_action_refused_when_it_does_not_fit():
+    given = {"players": {"A": {"hand": ["h1", "h2"], "reserve": ["c1"]}},
+             "cards": {"h1": {"kind": "instant"}, "h2": {"kind": "instant"},
+                       "c1": {"kind": "creature", "damage": 1, "hp": 1}}}
+    ask = [{"discard": {"player": "A", "count": 1}}]
+    refused(given, ask + [{"choose": {"player": "A", "cards": ["c1"]}}], "4.17.0")
+    refused(given, ask + [{"choose": {"player": "A", "cards": ["h1", "h2"]}}], "4.17.3")
+
+
+def test_gates_refuse_effects_too():
+    pending = {"players": {"A": {"hand": ["h1", "h2"], "deck": ["d1"]}},
+               "cards": {c: {"kind": "instant"} for c in ("h1", "h2", "d1")}}
+    refused(pending, [{"discard": {"player": "A", "count": 1}}, {"draw": {"player": "A"}}], "4.23.5")
+    over = {"turn": {"active": "A", "phase": "main2"}, "players": {"A": {"hp": 1}}}
+    refused(over, [{"damage": {"target": "A", "amount": 1}}, {"advance": {"to": "main1"}},
+                   {"gain_vp": {"player": "A", "amount": 1}}], "4.19.1")
+
+
+def test_create_a_rule_stops_makes_no_card():
+    res = prevented({}, [{"create": {"player": "A", "card": {"id": "t", "kind": "instant"}, "zone": "table"}}],
+                    "4.9.1", verb="create", card="t", player="A")
+    assert "t" not in res.state["cards"]
+    assert not [e for e in res.events if e["event"] == "created"]
+
+
+def test_a_part_stopped_after_it_changed_the_state_is_an_engine_error():
+    from model.effects import as_far_as_possible
+    from model.game import Game
+    rules = load_ruleset("kodex")
+    g = Game(from_given({}, rules), rules)
+
+    def half_done():
+        g.emit("vp_gained", player="A", amount=1)
+        g.refuse("4.8.4", "too late")
+    with pytest.raises(RuntimeError):
+        as_far_as_possible(g, "gain_vp", half_done)
+
+
+# ---------------------------------------------------------------------------
+# the card index (State.where) and copy-on-read cards (State.cards)
+
+def _index_matches_zones(state):
+    listed = {cid: (p, z) for p, pl in state.players.items() for z, ids in pl.zones.items() for cid in ids}
+    assert state.where == listed
+
+
+def test_the_card_index_follows_every_move():
+    rules = load_ruleset("kodex")
+    st = from_given({"players": {"A": {"hand": ["s", "c"], "deck": ["d1", "d2"], "graveyard": ["g"]},
+                                 "B": {"reserve": ["b"]}},
+                     "cards": {"s": {"kind": "sorcery", "effects": [{"draw": {"player": "A"}}]},
+                               "c": {"kind": "creature", "damage": 1, "hp": 1},
+                               "b": {"kind": "creature", "damage": 1, "hp": 1},
+                               "g": {"kind": "instant"},
+                               **{d: {"kind": "instant"} for d in ("d1", "d2")}}}, rules)
+    _index_matches_zones(st)
+    for step in ({"play": {"player": "A", "card": "s"}}, {"play": {"player": "A", "card": "c"}},
+                 {"exile": {"card": "g"}}, {"steal": {"card": "b", "to": "A"}},
+                 {"move": {"card": "d2", "to": "deck_shuffle"}}, {"move": {"card": "b", "to": "hand"}}):
+        out = apply(st, step, rules)
+        assert out.refusal is None, (step, out.refusal)
+        _index_matches_zones(out.state)
+        st = out.state
+    assert st.locate("s") == ("A", "graveyard") and st.locate("g") == ("A", "void")
+    assert st.locate("b") == ("B", "hand")
+
+
+def test_a_clone_shares_no_card_with_its_state():
+    rules = load_ruleset("kodex")
+    st = from_given({"players": {"A": {"reserve": ["c"]}}, "cards": {"c": {"kind": "creature", "damage": 1,
+                                                                           "hp": 3}}}, rules)
+    st.cards["c"].wounds = 1                    # the state's own card, changed before the clone
+    twin = st.clone()
+    twin.cards["c"].wounds = 2
+    assert st.cards["c"].wounds == 1
+    st.cards["c"].counters["x-mark"] = 1
+    assert twin.cards["c"].counters == {}
+    assert twin.cards["c"].wounds == 2 and st.clone().cards["c"].wounds == 1
+    assert set(twin.cards) == {"c"} and len(twin.cards) == 1 and twin.cards == twin.clone().cards
+    twin.where["c"] = ("B", "reserve")
+    assert st.locate("c") == ("A", "reserve")
+
+
+def test_a_refused_step_leaves_the_given_state_untouched():
+    rules = load_ruleset("kodex")
+    st = from_given({"players": {"A": {"vp": 1, "reserve": ["c"], "hand": ["s"]}},
+                     "cards": {"c": {"kind": "creature", "damage": 1, "hp": 3, "wounds": 1},
+                               "s": {"kind": "sorcery", "cost": {"vp": 1}, "needs_target": True,
+                                     "effects": [{"damage": {"target": "$target", "amount": 1}}]}}}, rules)
+    before = (st.where.copy(), {cid: c.__dict__.copy() for cid, c in st.cards.peek_items()})
+    out = apply(st, {"play": {"player": "A", "card": "s"}}, rules)      # no target: refused
+    assert out.refusal is not None and out.state is st
+    assert (st.where, {cid: c.__dict__ for cid, c in st.cards.peek_items()}) == before
+    out = apply(st, {"play": {"player": "A", "card": "s", "targets": ["c"]}}, rules)
+    assert out.refusal is None and out.state.cards["c"].wounds == 2
+    assert st.cards["c"].wounds == 1 and st.locate("s") == ("A", "hand")

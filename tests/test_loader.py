@@ -824,3 +824,55 @@ def test_pytest_plugin(tmp_path):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert "cases.yaml::3.18/heal-stops-at-cap" in sel.stdout
     assert "heal-wrong" not in sel.stdout
+
+
+# --------------------------------------------------------------------------
+# the counting composer (limits: tests/test_hostile_inputs.py)
+
+def _same_tree(a, b) -> bool:
+    import yaml
+    if type(a) is not type(b) or a.tag != b.tag or a.start_mark.line != b.start_mark.line:
+        return False
+    if isinstance(a, yaml.ScalarNode):
+        return a.value == b.value and a.style == b.style
+    if isinstance(a, yaml.SequenceNode):
+        return len(a.value) == len(b.value) and all(map(_same_tree, a.value, b.value))
+    return len(a.value) == len(b.value) and all(
+        _same_tree(k1, k2) and _same_tree(v1, v2) for (k1, v1), (k2, v2) in zip(a.value, b.value))
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x [1, {b: 2}]\nc: {d: *x}\n", "- 1\n- [2, [3, {d: e}]]\n", "x\n", "", "{}\n",
+    "a: &m {b: 1}\nc: {<<: *m, d: 2}\n", "? [complex]\n: key\n",
+])
+def test_counting_composer_builds_the_same_tree_as_pyyaml(text):
+    import yaml
+    ours = loader.Loader(text)
+    try:
+        mine = loader._compose(ours)
+    finally:
+        ours.dispose()
+    theirs = yaml.compose(text, Loader=loader.Loader)
+    assert (mine is None and theirs is None) or _same_tree(mine, theirs)
+
+
+def test_counting_composer_on_the_corpus():
+    import yaml
+    for path in sorted(loader.CORPUS_DIR.glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        ours = loader.Loader(text)
+        try:
+            mine = loader._compose(ours)
+        finally:
+            ours.dispose()
+        assert _same_tree(mine, yaml.compose(text, Loader=loader.Loader)), path.name
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("a: *nope\n", "undefined alias"),
+    ("a: &x 1\nb: &x 2\n", "duplicate anchor"),
+    ("a: 1\n---\nb: 2\n", "single document"),
+])
+def test_counting_composer_errors_like_pyyaml(text, needle):
+    e = only_error(load(text))
+    assert "YAML syntax error" in e.message and needle in e.message

@@ -2,11 +2,13 @@
 
 Each mutant in tests/mutants.yaml names a small edit of one engine file (text
 found exactly once, replaced) and the clauses whose cases must then fail. The
-edited engine is a copy in a temporary folder, put first on PYTHONPATH of a
-subprocess that runs the whole corpus; the test passes when, for every clause
-the mutant names, at least one case citing that clause (as `clause` or in
-`also`) fails or errors. A mutant whose text is no longer in the engine fails
-the test too, so the list cannot rot silently.
+edited engine is a copy of model/ in a temporary folder. One worker process
+(tests/mutant_worker.py) loads the corpus once, as `kodex run` does, and runs
+it against every mutated copy, each in a child forked from it that imports the
+copy first (two at a time); the test passes when, for every clause the mutant
+names, at least one case citing that clause (as `clause` or in `also`) fails
+or errors. A mutant whose text is no longer in the engine fails the test too,
+so the list cannot rot silently.
 """
 from __future__ import annotations
 
@@ -43,28 +45,60 @@ def _cites(case: dict, clause: str) -> bool:
     return any(i == clause or (i and i.startswith(clause + ".")) for i in ids)
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["id"] for m in MUTANTS])
-def test_mutant_is_caught(mutant: dict, tmp_path: Path) -> None:
-    copy = tmp_path / "mutated"
+JOBS = 2                      # mutants run at a time (the worker forks one child each)
+LOADER_FILES = ("state.py",)  # model files the case loader reads (the vocabularies)
+
+
+def _prepare(mutant: dict, base: Path) -> tuple[Path | None, str | None]:
+    """(the mutated copy, None) or (None, why it cannot be made)."""
+    copy = base / mutant["id"]
     shutil.copytree(ROOT / "model", copy / "model", ignore=shutil.ignore_patterns("__pycache__"))
     for edit in mutant["edits"]:
         target = copy / "model" / edit["file"]
         text = target.read_text(encoding="utf-8")
-        assert text.count(edit["find"]) == 1, \
-            f"mutant {mutant['id']}: the text to break is no longer (or more than once) in model/{edit['file']}"
+        if text.count(edit["find"]) != 1:
+            return None, (f"mutant {mutant['id']}: the text to break is no longer (or more than "
+                          f"once) in model/{edit['file']}")
         target.write_text(text.replace(edit["find"], edit["replace"]), encoding="utf-8")
-    out = tmp_path / "results.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(ROOT)])}
-    proc = subprocess.run(
-        [sys.executable, "-c",
-         "import model, sys; assert model.__file__.startswith(sys.argv[2]), model.__file__;"
-         "from conformance.cli import main;"
-         "raise SystemExit(main(['run', '-q', '--json', sys.argv[1], sys.argv[3]]))",
-         str(out), str(copy), str(ROOT / "conformance" / "corpus")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert out.exists(), f"the run did not finish:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
-    results = json.loads(out.read_text(encoding="utf-8"))
-    broken = {c["case_id"]: c for c in results["cases"] if c["outcome"] in ("fail", "error")}
+    return copy, None
+
+
+@pytest.fixture(scope="module")
+def mutant_results(tmp_path_factory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("mutants")
+    results: dict[str, dict] = {}
+    todo = []
+    for mutant in MUTANTS:
+        copy, problem = _prepare(mutant, base / "copies")
+        if problem:
+            results[mutant["id"]] = {"error": problem}
+            continue
+        todo.append({"id": mutant["id"], "copy": str(copy),
+                     "reload": any(e["file"] in LOADER_FILES for e in mutant["edits"])})
+    out_dir = base / "results"
+    out_dir.mkdir()
+    spec = base / "spec.json"
+    spec.write_text(json.dumps({"root": str(ROOT), "corpus": str(ROOT / "conformance" / "corpus"),
+                                "timeout": 600, "mutants": todo}), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "mutant_worker.py"), str(spec),
+                           str(out_dir), str(JOBS)],
+                          cwd=base, env=env, capture_output=True, text=True,
+                          timeout=600 + 60 * len(todo))
+    for m in todo:
+        out = out_dir / f"{m['id']}.json"
+        results[m["id"]] = (json.loads(out.read_text(encoding="utf-8")) if out.exists() else
+                            {"error": f"the run did not finish (worker exit {proc.returncode}):\n"
+                                      f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"})
+    return results
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["id"] for m in MUTANTS])
+def test_mutant_is_caught(mutant: dict, mutant_results: dict[str, dict]) -> None:
+    result = mutant_results[mutant["id"]]
+    assert "error" not in result, result["error"]
+    assert f"{os.sep}{mutant['id']}{os.sep}model{os.sep}" in result["model"], result["model"]
+    broken = set(result["broken"])
     corpus = _corpus()
     for clause in mutant["clauses"]:
         citing = [cid for cid, case in corpus.items() if _cites(case, clause)]
@@ -72,3 +106,13 @@ def test_mutant_is_caught(mutant: dict, tmp_path: Path) -> None:
         caught = [cid for cid in citing if cid in broken]
         assert caught, (f"mutant {mutant['id']} ({mutant['breaks']}) broke {clause} "
                         f"but none of its {len(citing)} case(s) failed")
+
+
+def test_a_mutant_whose_text_vanished_is_an_error(tmp_path: Path) -> None:
+    gone = {"id": "gone", "edits": [{"file": "zones.py", "find": "text that is not in the engine",
+                                     "replace": "x"}]}
+    copy, problem = _prepare(gone, tmp_path)
+    assert copy is None and "no longer" in problem
+    twice = {"id": "twice", "edits": [{"file": "zones.py", "find": "\n", "replace": "\n"}]}
+    copy, problem = _prepare(twice, tmp_path / "2")
+    assert copy is None and "more than" in problem

@@ -134,10 +134,12 @@ def test_refusal_is_atomic_and_apply_is_pure(data) -> None:
 
 
 def test_refused_create_changes_nothing() -> None:
+    # create is an effect (4.24.2): a rule's stop is reported, not refused, and makes no card
     state = from_given({"players": {"A": {"hand": ["h"]}}, "cards": {"h": {"kind": "instant"}}}, RULES)
     out, viol = check_step(state, {"create": {"player": "A", "card": {"id": "x", "kind": "item"},
                                               "zone": "guard_post"}}, RULES)
-    assert out.refusal is not None and out.refusal.clause == "5.4.1"
+    assert out.refusal is None
+    assert [e["clause"] for e in out.events if e["event"] == "effect_prevented"] == ["5.4.1"]
     assert "x" not in out.state.cards
     _no_violations(viol)
 

@@ -214,8 +214,13 @@ def test_gives_up_after_max_restarts(tmp_path):
                         stderr_path=tmp_path / "log") as client:
         report = runner.run_cases([case(i) for i in ids], impl=client, progress=False)
     outs = [o.outcome for o in report.outcomes]
-    assert outs == ["error"] * 5
-    assert "implementation unavailable" in report.outcomes[-1].message
+    # each crash costs its case; after 3 in a row (more than max_restarts=2) the
+    # harness gives up and the rest are not run, said so loudly
+    assert outs == ["error"] * 3 + ["not_run"] * 2
+    assert "implementation unavailable: gave up" in report.outcomes[-1].message
+    assert report.gave_up and report.gave_up["after_case"] == "crash-2"
+    assert "3 cases in a row" in report.gave_up["reason"]
+    assert not report.ok
 
 
 def test_hello_refused_raises(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from conformance.catalog import load_catalog
 from conformance.cli import main as kodex
 from reports.html.site import ReportInputError, build_site, rate
-from report_helpers import (HOSTILE, cached_reference, degraded, real_amendment,
+from report_helpers import (HOSTILE, cached_reference, degraded, prove_json, real_amendment,
                                   section_counts)
 
 
@@ -266,14 +266,14 @@ def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
 
 def test_prove_and_amendment_pages(runs, tmp_path):
     _ref, _fake, paths = runs
-    root = Path(__file__).resolve().parents[1]
     amend = real_amendment(tmp_path / "amended")
     ap = tmp_path / "amend.json"
     ap.write_text(json.dumps(amend, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "site"
-    build_site(paths, out, prove=root / "reports" / "prove.json", amendment=ap)
+    pj = prove_json(tmp_path / "prove")
+    build_site(paths, out, prove=pj, amendment=ap)
     prove = (out / "prove.html").read_text(encoding="utf-8")
-    data = json.loads((root / "reports" / "prove.json").read_text(encoding="utf-8"))
+    data = json.loads(pj.read_text(encoding="utf-8"))
     for row in data["rows"]:
         assert html.escape(str(row["property"])) in prove
     am = (out / "amendment.html").read_text(encoding="utf-8")
@@ -331,7 +331,14 @@ def test_results_2_fields_gave_up_and_inconsistent_totals_are_shown(runs, tmp_pa
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "GAVE UP" in index and "implementation crashed &lt;twice&gt;" in index
     assert "disagrees with its cases" in index
-    assert "Further fields of run 1 (gave_up, profiles)" in index
+    # the per-observation table, from each case's `observes`
+    assert "Per observation (conformance profiles)" in index
+    assert "not in profile" not in index
+    declared = degraded(ref)
+    declared["profile"], declared["profile_declared"] = ["state"], True
+    build_site([declared], out)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "declared profile: state" in index and "not in profile" in index
     consistent = degraded(ref)
     build_site([consistent], out)
     assert "disagrees" not in (out / "index.html").read_text(encoding="utf-8")

@@ -27,7 +27,7 @@ import pytest
 
 from conformance.catalog import load_catalog
 from reports.html.site import build_site
-from report_helpers import cached_reference, degraded, real_amendment, section_counts
+from report_helpers import cached_reference, degraded, prove_json, real_amendment, section_counts
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -95,7 +95,7 @@ def built(tmp_path_factory):
     amend.write_text(json.dumps(real_amendment(d / "amended"), ensure_ascii=False),
                      encoding="utf-8")
     out = d / "site"
-    index = build_site(paths, out, prove=ROOT / "reports" / "prove.json", amendment=amend)
+    index = build_site(paths, out, prove=prove_json(d / "prove"), amendment=amend)
     return out, index, (ref, fake, later)
 
 

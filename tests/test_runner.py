@@ -144,12 +144,14 @@ def test_results_json_shape(tmp_path):
     out = tmp_path / "out" / "results.json"
     report.write_json(out)
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["schema"] == "hkk-results/1"
+    assert data["schema"] == "hkk-results/2"
     assert data["implementation"]["name"] == "hkk-kodex reference"
     assert data["implementation"]["language"] == "python"
     assert data["ruleset"] == "kodex"
     assert "T" in data["started"]
-    assert set(data["totals"]) == {"pass", "fail", "error", "skip", "timeout", "xfail", "xpass"}
+    assert set(data["totals"]) == {"pass", "fail", "error", "skip", "timeout", "xfail", "xpass",
+                                   "not_run"}
+    assert runner.results_schema_problem(data) is None
     assert sum(data["totals"].values()) == len(data["cases"]) == 3
     case = data["cases"][0]
     for key in ("case_id", "clause", "title", "file", "line", "outcome", "difference",

@@ -148,9 +148,18 @@ def test_given_fields(validator):
                          "premade": True, "standalone_token": False}},
     })
     assert errors(validator, doc) == []
+    # a returned state can be given back: returned-only fields are accepted there
+    back = copy.deepcopy(doc)
+    back["cases"][0]["given"]["cards"]["c1"].update({"player": "A", "zone": "reserve",
+                                                     "base_hp": 3, "dying": False})
+    back["cases"][0]["given"]["ruleset"] = "kodex"
+    back["cases"][0]["given"]["pending"].update({"step": {"discard": {"player": "A"}},
+                                                 "by": "A", "then": []})
+    assert errors(validator, back) == []
     for path, value in ((("cards", "c1", "dmg"), 2), (("players", "A", "hitpoints"), 3),
                         (("players", "C"), {}), (("turn", "phase"), "lunch"),
-                        (("cards", "c1", "kind"), "dragon"), (("cards", "c1", "player"), "A")):
+                        (("cards", "c1", "kind"), "dragon"), (("cards", "c1", "owned_by"), "A"),
+                        (("pending", "answer"), "x")):
         bad = copy.deepcopy(doc)
         node = bad["cases"][0]["given"]
         for seg in path[:-1]:
@@ -256,7 +265,10 @@ def test_card_fields_of_the_spec_are_in_the_schema(schema):
     props = set(schema["$defs"]["card"]["properties"])
     assert fields <= props
     assert {"bonus", "id"} <= props                     # additions
-    assert "player" not in props                         # returned only
+    # returned-only fields are accepted (and ignored) in given, so a returned state can
+    # be given back (docs/spec/hkk-rules.md, "A returned card")
+    for name in ("player", "zone", "base_hp", "dying", "attacking"):
+        assert "returned only" in schema["$defs"]["card"]["properties"][name]["description"]
 
 
 def test_player_and_state_fields_of_the_spec_are_in_the_schema(schema):
@@ -264,7 +276,9 @@ def test_player_and_state_fields_of_the_spec_are_in_the_schema(schema):
     assert set(given["players"]["A"]) <= set(schema["$defs"]["player_state"]["properties"])
     gprops = set(schema["$defs"]["given"]["properties"])
     assert {"turn", "players", "cards", "seed", "pending"} <= gprops
-    assert "ruleset" not in gprops                       # returned only
+    assert "returned only" in schema["$defs"]["given"]["properties"]["ruleset"]["description"]
+    assert {"step", "by", "then"} <= set(schema["$defs"]["given"]["properties"]["pending"]
+                                         ["properties"])
 
 
 def _leaves(errs):

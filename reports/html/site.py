@@ -66,7 +66,8 @@ COLOUR = {"pass": "#2e8b57", "fail": "#c0392b", "error": "#8e44ad", "timeout": "
           "skip": "#b7950b", "xfail": "#2874a6", "xpass": "#e74c3c", "not_run": "#7f8c8d"}
 MANIFEST = ".kodex-report-files"
 V1_FIELDS = ("schema", "implementation", "ruleset", "started", "finished", "duration_ms",
-             "cases", "totals")
+             "cases", "totals", "profiles", "profile", "profile_declared", "gave_up",
+             "unavailable", "kit")
 PART_NAMES = {"rb7": "rb7 — 7th-edition rulebook, chapter 2",
               "mk": "mk — M.A.G.U.S. rules 5.00"}
 
@@ -400,6 +401,30 @@ class _Site:
         return self.written
 
     # ------------------------------------------------------------- overview
+    def profiles_table(self) -> str:
+        """Per observation (docs/spec/hkk-profiles.md): each run's pass rate over
+        the cases whose ``then`` needs it; "not in profile" where the run's
+        implementation declared a profile without it."""
+        from conformance.profiles import ALL
+        runs = self.runs
+        if not any(c.get("observes") for r in runs for c in r.cases.values()):
+            return ""
+        b = ['<h2 id="profiles">Per observation (conformance profiles)</h2>'
+             '<table class="matrix"><tr><th>observation</th>'
+             + "".join(f"<th>{e(r.label)}</th>" for r in runs) + "</tr>"]
+        for obs in ALL:
+            cells = []
+            for r in runs:
+                ids = [cid for cid, c in r.cases.items() if obs in (c.get("observes") or [])]
+                declared = r.data.get("profile_declared") and \
+                    obs not in (r.data.get("profile") or [])
+                cnt = self.counts(r, ids)
+                cells.append(f"<td>{_pct(rate(cnt))} <small>({len(ids)} cases"
+                             + ("; not in profile" if declared else "") + ")</small></td>")
+            b.append(f"<tr><th>{e(obs)}</th>" + "".join(cells) + "</tr>")
+        b.append("</table>")
+        return "".join(b)
+
     def overview(self) -> None:
         runs = self.runs
         b: list[str] = []
@@ -413,12 +438,16 @@ class _Site:
             d = run.data
             tot = self.counts(run, run.cases)
             notes = []
-            if d.get("schema") != ACCEPTED_SCHEMAS[0]:
+            if d.get("schema") != ACCEPTED_SCHEMAS[-1]:
                 notes.append(str(d.get("schema")))
             if not run.cases:
                 notes.append("NO CASES: this run tested nothing")
+            if d.get("unavailable"):
+                notes.append("UNAVAILABLE: " + _json_short(d.get("unavailable"), 200))
             if d.get("gave_up"):
                 notes.append("GAVE UP: " + _json_short(d.get("gave_up"), 200))
+            if d.get("profile_declared"):
+                notes.append("declared profile: " + ", ".join(str(x) for x in d.get("profile") or []))
             declared = d.get("totals")
             if isinstance(declared, dict) and {k: v for k, v in declared.items() if v} != \
                     {k: v for k, v in tot.items() if v}:
@@ -441,6 +470,7 @@ class _Site:
                          + e(json.dumps(extra, ensure_ascii=False, indent=1, default=str)[:20000])
                          + "</pre></details>")
         b.append("<h2>Outcomes</h2>" + self.chart())
+        b.append(self.profiles_table())
         b.append("<h2>Implementation matrix</h2>")
         b.append('<table class="matrix" id="matrix"><tr><th>Kódex part / title</th>'
                  + "".join(f'<th data-run="{r.index}">{e(r.label)}</th>' for r in runs)
@@ -779,10 +809,13 @@ class _Site:
         old, new = self.runs[i], self.runs[j]
         reg = [c for c in d["changed"] if c["kind"] == "regression"]
         fix = [c for c in d["changed"] if c["kind"] == "fix"]
+        lost = [c for c in d["changed"] if c["kind"] in ("not_implemented", "not_run")]
         b = [f"<p>Run {i + 1}: {e(old.label)} — {e(old.path)}<br>Run {j + 1}: {e(new.label)} — "
              f"{e(new.path)}</p>",
              f'<p><span class="fail">{len(reg)} regressions</span> · <span class="pass">'
-             f'{len(fix)} fixes</span> · {len(d["changed"]) - len(reg) - len(fix)} other changes'
+             f'{len(fix)} fixes</span> · <span class="skip">{len(lost)} passes lost without a '
+             f'verdict (now skipped or not run)</span> · '
+             f'{len(d["changed"]) - len(reg) - len(fix) - len(lost)} other changes'
              f' · {len(d["added"])} added · {len(d["removed"])} removed</p>',
              "<h2>Totals</h2><table><tr><th>outcome</th><th>before</th><th>after</th>"
              "<th>delta</th></tr>"]
@@ -794,8 +827,8 @@ class _Site:
         if d["changed"]:
             b.append("<table><tr><th>case</th><th>clause</th><th>before</th><th>after</th>"
                      "<th>kind</th></tr>")
-            order = {"regression": 0, "change": 1, "fix": 2}
-            for c in sorted(d["changed"], key=lambda c: order.get(c["kind"], 3)):
+            order = {"regression": 0, "not_implemented": 1, "not_run": 2, "change": 3, "fix": 4}
+            for c in sorted(d["changed"], key=lambda c: order.get(c["kind"], 5)):
                 b.append(f"<tr><td>{self._case_link(c['case_id'])}<br>{e(c.get('title'))}</td>"
                          f"<td>{self.clause_link(str(c.get('clause')))}</td>"
                          f'<td class="{e(c["old"])}">{e(c["old"])}</td>'

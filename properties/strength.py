@@ -1,0 +1,1043 @@
+"""kodex strength: mutation testing of the engine against the corpus alone.
+
+The corpus is only as good as the faults it notices. This command measures it:
+every mutant that Cosmic Ray's operators (a maintained mutation tool,
+``cosmic-ray`` on PyPI) can make of ``model/`` is run against the conformance
+corpus, and the corpus, not the unit tests, is the oracle: a mutant is
+*killed* when one case that passes on the real engine does not pass on the
+mutant (failed, errored or timed out), and *survives* when every such case
+still passes.
+
+How a mutant is run (fast, parallel, incremental):
+
+- The corpus is loaded once, in the parent process; a baseline run on the real
+  engine keeps the cases that pass (the oracle) and their durations.
+- Each mutant runs in a child forked from the parent (at most ``--workers`` at
+  a time, 2 by default): the child drops ``model`` from ``sys.modules``, puts an
+  import hook first on ``sys.meta_path`` that serves the one mutated module from
+  memory (its ``__file__`` stays the real path, so data files next to it are
+  found; nothing is written into ``model/``), and runs the already-loaded
+  cases in-process, stopping at the first one that does not pass. The cases
+  citing the mutant's clauses run first, then the cases that killed other
+  mutants of the same file, then the rest.
+- A case that overruns its deadline (an infinite loop) kills the mutant *by
+  timeout*; a child that overruns the mutant's deadline is killed (SIGKILL)
+  and counted the same way; both are reported as timeouts.
+- Results are cached (``--cache``, default ``.strength-cache/`` in the working
+  directory) under a key made of the mutated file's SHA-256, the operator and
+  its occurrence. A killed mutant's result stays valid while the case that
+  killed it is unchanged; a surviving (or timed-out) mutant's while the corpus
+  files are unchanged. So after an edit of one engine file only that file's
+  mutants run again, and after new cases only the survivors. (Caveat: an edit
+  of *another* engine file is not part of the key; ``--fresh`` reruns all.)
+
+Each mutant is mapped to the clauses its code implements, with the kit's
+traceability (clause ids in ``model/`` docstrings, read with ``ast``): the ids
+in a comment on the mutated line if any, else those of the docstring of the
+innermost enclosing function or class that cites any, else the module's. Only
+ids the catalog knows count. The score is reported per clause, per Kódex title
+(the catalog's section) and overall, in ``reports/strength.md`` and
+``reports/strength.json`` (``--out DIR``), written as an atomic pair.
+
+Equivalent mutants (no input can tell them from the engine) are declared with
+a reason in ``properties/strength_equivalent.yaml``; they are listed in the
+report and left out of the score, never dropped silently. A mutant declared
+equivalent that the corpus kills is reported as a problem of that file.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import difflib
+import hashlib
+import io
+import json
+import os
+import re
+import select
+import signal
+import sys
+import time
+import tokenize
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MODEL = ROOT / "model"
+DEFAULT_EQUIVALENT = Path(__file__).resolve().parent / "strength_equivalent.yaml"
+DEFAULT_CACHE = ".strength-cache"
+SCHEMA = "hkk-strength/1"
+CACHE_VERSION = 1
+GOAL_OVERALL = 95.0
+GOAL_TITLE = 85.0
+
+KILLED = "killed"
+TIMEOUT = "timeout"
+SURVIVED = "survived"
+EQUIVALENT = "equivalent"
+NO_MUTATION = "no-mutation"
+DETECTED = (KILLED, TIMEOUT)
+
+__all__ = ["Mutant", "enumerate_mutants", "clause_map", "load_equivalents", "score",
+           "run", "CorpusOracle", "main"]
+
+
+# --------------------------------------------------------------------------
+# mutants and their clauses
+
+@dataclasses.dataclass
+class Mutant:
+    file: str                 # path as reported ("model/combat.py")
+    module: str               # import name ("model.combat")
+    path: str                 # absolute path of the original file
+    file_sha: str
+    operator: str             # cosmic-ray operator name ("core/AddNot")
+    occurrence: int
+    line: int
+    col: int
+    function: str             # innermost enclosing def/class ("" at module level)
+    clauses: list[str]
+    mapped_by: str            # "comment" | "docstring:<name>" | "module" | "none"
+    annotation: bool = False  # inside an annotation (never evaluated)
+    status: str | None = None
+    killer: str | None = None
+    detail: str = ""
+    change: str = ""
+    cached: bool = False
+    seconds: float = 0.0
+    equivalent_reason: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}:{self.line}:{self.operator}#{self.occurrence}"
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(f"{CACHE_VERSION}|{self.file_sha}|{self.operator}|"
+                              f"{self.occurrence}".encode()).hexdigest()
+
+
+def _sha(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def operator_names(select_: Iterable[str] | None = None) -> list[str]:
+    """Cosmic Ray's core operators that take no arguments (what ``cosmic-ray init``
+    uses without configuration); ``select_``: regular expressions, any must match."""
+    import cosmic_ray.plugins as plugins
+    names = [n for n in plugins.operator_names()
+             if not plugins.get_operator(n).arguments()]
+    pats = [re.compile(p) for p in (select_ or [])]
+    if pats:
+        names = [n for n in names if any(p.search(n) for p in pats)]
+    return names
+
+
+def _comments(source: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = out.get(tok.start[0], "") + " " + tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return out
+
+
+def _known(ids: Iterable[str], known: Callable[[str], bool] | None) -> list[str]:
+    out: list[str] = []
+    for cid in ids:
+        if (known is None or known(cid)) and cid not in out:
+            out.append(cid)
+    return out
+
+
+class ClauseMap:
+    """file + line → (clauses, how, enclosing function) for one source file."""
+
+    def __init__(self, source: str, known: Callable[[str], bool] | None = None):
+        from conformance.traceability import cited_ids
+        tree = ast.parse(source)
+        self._cited = lambda text: _known(cited_ids(text or ""), known)
+        self.module_ids = self._cited(ast.get_docstring(tree, clean=False))
+        self.scopes: list[tuple[int, int, str, list[str]]] = []   # start, end, qualname, ids
+        self.annotations: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.future_annotations = any(
+            isinstance(n, ast.ImportFrom) and n.module == "__future__"
+            and any(a.name == "annotations" for a in n.names) for n in tree.body)
+
+        def visit(node, prefix: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    self.scopes.append((start, child.end_lineno or child.lineno, name,
+                                        self._cited(ast.get_docstring(child, clean=False))))
+                    visit(child, name + ".")
+                else:
+                    visit(child, prefix)
+        visit(tree, "")
+        for n in ast.walk(tree):
+            anns = []
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = n.args
+                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                    if arg is not None and arg.annotation is not None:
+                        anns.append(arg.annotation)
+                if n.returns is not None:
+                    anns.append(n.returns)
+            elif isinstance(n, ast.AnnAssign):
+                anns.append(n.annotation)
+            for x in anns:
+                self.annotations.append(((x.lineno, x.col_offset),
+                                         (x.end_lineno or x.lineno, x.end_col_offset or 0)))
+        self.comments = {k: self._cited(v) for k, v in _comments(source).items()}
+
+    def in_annotation(self, line: int, col: int) -> bool:
+        """True when (line, col) lies in an annotation that is never evaluated."""
+        if not self.future_annotations:
+            return False
+        return any(a <= (line, col) < b for a, b in self.annotations)
+
+    def enclosing(self, line: int) -> list[tuple[str, list[str]]]:
+        """Enclosing defs/classes of a line, innermost first."""
+        hits = [(s, e, n, ids) for s, e, n, ids in self.scopes if s <= line <= e]
+        hits.sort(key=lambda h: (-h[0], h[1]))
+        return [(n, ids) for _, _, n, ids in hits]
+
+    def lookup(self, line: int, end_line: int | None = None) -> tuple[list[str], str, str]:
+        """(clauses, how they were found, innermost enclosing function)."""
+        scopes = self.enclosing(line)
+        function = scopes[0][0] if scopes else ""
+        for ln in dict.fromkeys([line, end_line or line]):
+            if self.comments.get(ln):
+                return list(self.comments[ln]), "comment", function
+        for name, ids in scopes:
+            if ids:
+                return list(ids), f"docstring:{name}", function
+        if self.module_ids:
+            return list(self.module_ids), "module", function
+        return [], "none", function
+
+
+def clause_map(source: str, known: Callable[[str], bool] | None = None) -> ClauseMap:
+    return ClauseMap(source, known)
+
+
+def _catalog_known() -> tuple[Callable[[str], bool] | None, Callable[[str], str]]:
+    """(is this a catalog clause, the Kódex title of a clause)."""
+    try:
+        from conformance.catalog import load_catalog
+        cat = load_catalog()
+    except Exception:          # no catalog: every cited id counts, title = first component
+        cat = None
+
+    def title(cid: str) -> str:
+        c = cat.get(cid) if cat is not None else None
+        if c is not None:
+            return f"{c.section} {c.section_title}".strip()
+        return cid.split(".")[0]
+    return ((lambda cid: cid in cat) if cat is not None else None), title
+
+
+def enumerate_mutants(package_dir: Path, operators: list[str],
+                      known: Callable[[str], bool] | None = None,
+                      files: Iterable[str] | None = None,
+                      rel_to: Path | None = None) -> list[Mutant]:
+    """Every mutant Cosmic Ray's ``operators`` make of the package's modules."""
+    import cosmic_ray.plugins as plugins
+    from cosmic_ray.ast import ast_nodes, get_ast
+
+    package_dir = Path(package_dir).resolve()
+    rel_to = (rel_to or package_dir.parent).resolve()
+    ops = [(name, plugins.get_operator(name)()) for name in operators]
+    wanted = {str(Path(f)) for f in files} if files else None
+    out: list[Mutant] = []
+    for path in sorted(package_dir.glob("*.py")):
+        rel = path.relative_to(rel_to).as_posix()
+        if wanted is not None and rel not in wanted and path.name not in wanted:
+            continue
+        source = path.read_text(encoding="utf-8")
+        sha = _sha(source)
+        cmap = ClauseMap(source, known)
+        nodes = list(ast_nodes(get_ast(source)))
+        modname = ".".join(path.relative_to(package_dir.parent).with_suffix("").parts)
+        if path.name == "__init__.py":
+            modname = package_dir.name
+        for name, op in ops:
+            occurrence = 0
+            for node in nodes:
+                for (start, end) in op.mutation_positions(node):
+                    line, col = start
+                    clauses, how, function = cmap.lookup(line, end[0])
+                    out.append(Mutant(file=rel, module=modname, path=str(path), file_sha=sha,
+                                      operator=name, occurrence=occurrence, line=line, col=col,
+                                      function=function, clauses=clauses, mapped_by=how,
+                                      annotation=cmap.in_annotation(line, col)))
+                    occurrence += 1
+    return out
+
+
+def reachable_modules(package_dir: Path, entry: str = "engine") -> set[str]:
+    """Module file names of the package that ``<package>.<entry>`` imports, directly or
+    not (read with ``ast``): a mutant elsewhere cannot change what the corpus sees."""
+    package_dir = Path(package_dir)
+    pkg = package_dir.name
+    if not (package_dir / f"{entry}.py").is_file():     # no entry point: every module counts
+        return {p.name for p in package_dir.glob("*.py")}
+    todo, seen = [f"{entry}.py"], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not (package_dir / name).is_file():
+            continue
+        seen.add(name)
+        tree = ast.parse((package_dir / name).read_text(encoding="utf-8"))
+        for n in ast.walk(tree):
+            mods: list[str] = []
+            if isinstance(n, ast.ImportFrom):
+                base = n.module or ""
+                if n.level == 1:
+                    mods = [base] if base else [a.name for a in n.names]
+                elif base == pkg:
+                    mods = [a.name for a in n.names]
+                elif base.startswith(pkg + "."):
+                    mods = [base[len(pkg) + 1:]]
+            elif isinstance(n, ast.Import):
+                mods = [a.name[len(pkg) + 1:] for a in n.names if a.name.startswith(pkg + ".")]
+            todo += [m.split(".")[0] + ".py" for m in mods if m]
+    return seen | {"__init__.py"}
+
+
+def describe_change(original: str, mutated: str) -> str:
+    """One line: the changed source lines before → after."""
+    a, b = original.splitlines(), mutated.splitlines()
+    before, after = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            before += [x.strip() for x in a[i1:i2]]
+            after += [x.strip() for x in b[j1:j2]]
+    return f"{' '.join(before) or '(nothing)'} → {' '.join(after) or '(removed)'}"
+
+
+def mutate_source(source: str, operator: str, occurrence: int) -> str | None:
+    import cosmic_ray.plugins as plugins
+    from cosmic_ray.mutating import mutate_code
+    return mutate_code(source, plugins.get_operator(operator)(), occurrence)
+
+
+# --------------------------------------------------------------------------
+# equivalent mutants
+
+class EquivalenceError(ValueError):
+    pass
+
+
+def load_equivalents(path: Path | str | None) -> dict:
+    """Read and validate the equivalence file.
+
+    ``{"rules": [{"where": "annotation", "reason"}], "mutants": [{"file", "line",
+    "change", "reason", "operator"?}]}``; every entry needs a non-empty reason.
+    """
+    import yaml
+    if path is None or not Path(path).exists():
+        return {"rules": [], "mutants": []}
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise EquivalenceError(f"{path}: a mapping with `rules` and `mutants` expected")
+    unknown = set(data) - {"rules", "mutants"}
+    if unknown:
+        raise EquivalenceError(f"{path}: unknown keys {sorted(unknown)}")
+    rules = data.get("rules") or []
+    mutants = data.get("mutants") or []
+    if not isinstance(rules, list) or not isinstance(mutants, list):
+        raise EquivalenceError(f"{path}: `rules` and `mutants` must be lists")
+    for i, r in enumerate(rules):
+        if not isinstance(r, dict) or r.get("where") != "annotation":
+            raise EquivalenceError(f"{path}: rules[{i}]: only `where: annotation` is known")
+        if not str(r.get("reason") or "").strip():
+            raise EquivalenceError(f"{path}: rules[{i}]: a reason is required")
+    seen = set()
+    for i, m in enumerate(mutants):
+        if not isinstance(m, dict):
+            raise EquivalenceError(f"{path}: mutants[{i}]: a mapping expected")
+        extra = set(m) - {"file", "line", "change", "reason", "operator"}
+        if extra:
+            raise EquivalenceError(f"{path}: mutants[{i}]: unknown keys {sorted(extra)}")
+        for k in ("file", "change", "reason"):
+            if not isinstance(m.get(k), str) or not m[k].strip():
+                raise EquivalenceError(f"{path}: mutants[{i}]: `{k}` (text) is required")
+        if not isinstance(m.get("line"), int) or isinstance(m.get("line"), bool) or m["line"] < 1:
+            raise EquivalenceError(f"{path}: mutants[{i}]: `line` (a positive number) is required")
+        k = (m["file"], m["line"], _norm(m["change"]), m.get("operator"))
+        if k in seen:
+            raise EquivalenceError(f"{path}: mutants[{i}]: listed twice")
+        seen.add(k)
+    return {"rules": rules, "mutants": mutants}
+
+
+def _norm(change: str) -> str:
+    return re.sub(r"\s+", " ", change.replace("->", "→")).strip()
+
+
+def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
+    """(reason, index of the `mutants` entry) when the mutant is declared equivalent."""
+    if m.annotation:
+        for r in eq.get("rules") or []:
+            if r.get("where") == "annotation":
+                return str(r["reason"]).strip(), None
+    if m.change:
+        for i, e in enumerate(eq.get("mutants") or []):
+            if (e["file"] == m.file and e["line"] == m.line and _norm(e["change"]) == _norm(m.change)
+                    and e.get("operator") in (None, m.operator)):
+                return str(e["reason"]).strip(), i
+    return None, None
+
+
+# --------------------------------------------------------------------------
+# the oracle: the corpus, loaded once
+
+class CorpusOracle:
+    """The conformance corpus run in-process against whatever ``model`` imports."""
+
+    package = "model"
+
+    def __init__(self, paths: list[str] | None = None, case_timeout: float = 2.0):
+        self.paths = list(paths or [])
+        self.case_timeout = case_timeout
+        self.cases: dict[str, Any] = {}
+        self.digests: dict[str, str] = {}
+        self.durations: dict[str, float] = {}
+        self.clauses: dict[str, list[str]] = {}
+        self.baseline_failures: list[str] = []
+        self.corpus_digest = ""
+        self.baseline_seconds = 0.0
+
+    def prepare(self) -> None:
+        from conformance.cli import expand_paths, load_cases
+        from conformance.runner import run_one
+        files, missing = expand_paths(self.paths)
+        if missing:
+            raise SystemExit("kodex strength: " + "; ".join(missing))
+        h = hashlib.sha256()
+        for f in sorted(Path(x).resolve() for x in files):
+            h.update(str(f.name).encode() + b"\0" + f.read_bytes() + b"\0")
+        self.corpus_digest = h.hexdigest()
+        cases, errors = load_cases(self.paths)
+        if errors:
+            raise SystemExit("kodex strength: the corpus does not load:\n" + "\n".join(errors[:20]))
+        t0 = time.perf_counter()
+        for case in cases:
+            t = time.perf_counter()
+            oc = run_one(case, timeout=max(self.case_timeout, 5.0))
+            if oc.outcome == "pass":
+                self.cases[case.id] = case
+                self.durations[case.id] = time.perf_counter() - t
+                self.digests[case.id] = _sha(json.dumps(
+                    {"given": case.given, "when": case.when, "then": case.then,
+                     "rulesets": getattr(case, "rulesets", None)},
+                    sort_keys=True, default=str))
+                self.clauses[case.id] = [case.clause, *(case.also or [])]
+            elif oc.outcome != "skip":
+                self.baseline_failures.append(f"{case.id}: {oc.outcome}")
+        self.baseline_seconds = time.perf_counter() - t0
+
+    def run(self, order: list[str]) -> tuple[str, str | None, str]:
+        from conformance.runner import run_one
+        for cid in order:
+            case = self.cases[cid]
+            limit = max(self.case_timeout, 20 * self.durations.get(cid, 0.0))
+            oc = run_one(case, timeout=limit)
+            if oc.outcome == "timeout":
+                return TIMEOUT, cid, f"case {cid}: no result within {limit:g} s"
+            if oc.outcome != "pass":
+                msg = (oc.message or "").strip().splitlines()
+                return KILLED, cid, f"{oc.outcome}: {msg[0][:200] if msg else ''}"
+        return SURVIVED, None, ""
+
+
+def _covers(case_clauses: list[str], mutant_clauses: list[str]) -> bool:
+    for c in case_clauses:
+        for m in mutant_clauses:
+            if c == m or c.startswith(m + ".") or m.startswith(c + "."):
+                return True
+    return False
+
+
+def case_order(oracle, m: Mutant, killers: dict[str, dict[str, int]]) -> list[str]:
+    """The order the cases run in for a mutant, likeliest killers first: the cases
+    that killed other mutants of the same function, the cases citing the mutant's
+    clauses (when they come from its line or its function), the cases that killed
+    other mutants of the file, the cases citing the module's clauses, the rest."""
+    ids = list(oracle.cases)
+    citing = [c for c in ids if _covers(oracle.clauses.get(c, []), m.clauses)]
+    def ranked(key: str) -> list[str]:
+        return [cid for cid, _ in sorted(killers.get(key, {}).items(), key=lambda kv: -kv[1])]
+    groups = [ranked(f"{m.file}::{m.function}")]
+    if m.mapped_by == "module":
+        groups += [ranked(m.file), citing]
+    else:
+        groups += [citing, ranked(m.file)]
+    groups.append(ids)
+    seen: set[str] = set()
+    order: list[str] = []
+    for g in groups:
+        for cid in g:
+            if cid in oracle.cases and cid not in seen:
+                seen.add(cid)
+                order.append(cid)
+    return order
+
+
+def note_killer(killers: dict[str, dict[str, int]], m: Mutant) -> None:
+    if m.killer:
+        for key in (m.file, f"{m.file}::{m.function}"):
+            counts = killers.setdefault(key, {})
+            counts[m.killer] = counts.get(m.killer, 0) + 1
+
+
+# --------------------------------------------------------------------------
+# running one mutant in a forked child
+
+class _MutantFinder:
+    """A meta-path finder that serves one module from a source text in memory."""
+
+    def __init__(self, module: str, source: str, origin: str):
+        self.module, self.source, self.origin = module, source, origin
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.module:
+            return None
+        import importlib.util
+        is_pkg = Path(self.origin).name == "__init__.py"
+        spec = importlib.util.spec_from_loader(fullname, self, origin=self.origin,
+                                               is_package=is_pkg)
+        spec.has_location = True
+        if is_pkg:
+            spec.submodule_search_locations = [str(Path(self.origin).parent)]
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__file__ = self.origin
+        exec(compile(self.source, self.origin, "exec"), module.__dict__)
+
+
+def _child(oracle, m: Mutant, order: list[str], wfd: int) -> None:
+    """In the forked child: mutate, import the mutant, run the cases, report, exit."""
+    result: dict[str, Any]
+    try:
+        try:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        except Exception:
+            pass
+        sys.dont_write_bytecode = True
+        import warnings
+        warnings.simplefilter("ignore")        # e.g. the SyntaxWarning of `x is "text"`
+        source = Path(m.path).read_text(encoding="utf-8")
+        mutated = mutate_source(source, m.operator, m.occurrence)
+        if mutated is None:
+            result = {"status": NO_MUTATION, "change": "", "killer": None, "detail": ""}
+        else:
+            change = describe_change(source, mutated)
+            pkg = oracle.package
+            for name in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".")]:
+                del sys.modules[name]
+            sys.meta_path.insert(0, _MutantFinder(m.module, mutated, m.path))
+            status, killer, detail = oracle.run(order)
+            result = {"status": status, "change": change, "killer": killer, "detail": detail}
+    except BaseException as exc:  # noqa: BLE001 - whatever the mutant did, it was noticed
+        result = {"status": KILLED, "change": "", "killer": None,
+                  "detail": f"the mutant broke the harness: {type(exc).__name__}: {exc}"[:300]}
+    try:
+        os.write(wfd, json.dumps(result, default=str).encode("utf-8"))
+    finally:
+        os._exit(0)
+
+
+def run_mutants(oracle, todo: list[Mutant], workers: int = 2, mutant_timeout: float = 60.0,
+                on_done: Callable[[Mutant], None] | None = None,
+                killers: dict[str, dict[str, int]] | None = None) -> None:
+    """Run each mutant in a forked child, ``workers`` at a time; fills status/killer/change."""
+    killers = killers if killers is not None else {}
+    queue = list(todo)
+    running: dict[int, tuple[Mutant, int, float, bytearray]] = {}
+    workers = max(1, int(workers))
+    while queue or running:
+        while queue and len(running) < workers:
+            m = queue.pop(0)
+            order = case_order(oracle, m, killers)
+            rfd, wfd = os.pipe()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                os.close(rfd)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _child(oracle, m, order, wfd)
+            os.close(wfd)
+            running[pid] = (m, rfd, time.monotonic(), bytearray())
+        fds = {v[1]: pid for pid, v in running.items()}
+        ready, _, _ = select.select(list(fds), [], [], 0.2)
+        for fd in ready:
+            pid = fds[fd]
+            chunk = os.read(fd, 65536)
+            if chunk:
+                running[pid][3].extend(chunk)
+                continue
+            m, rfd, started, buf = running.pop(pid)
+            os.close(rfd)
+            _, status = os.waitpid(pid, 0)
+            _finish(m, bytes(buf), status, time.monotonic() - started)
+            note_killer(killers, m)
+            if on_done:
+                on_done(m)
+        now = time.monotonic()
+        for pid, (m, rfd, started, buf) in list(running.items()):
+            if now - started > mutant_timeout:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+                os.close(rfd)
+                running.pop(pid)
+                m.status, m.killer = TIMEOUT, None
+                m.detail = f"the mutant ran longer than {mutant_timeout:g} s (killed)"
+                m.seconds = now - started
+                _fill_change(m)
+                if on_done:
+                    on_done(m)
+
+
+def _fill_change(m: Mutant) -> None:
+    if not m.change:
+        try:
+            source = Path(m.path).read_text(encoding="utf-8")
+            mutated = mutate_source(source, m.operator, m.occurrence)
+            m.change = describe_change(source, mutated) if mutated else ""
+        except Exception:
+            pass
+
+
+def _finish(m: Mutant, raw: bytes, wait_status: int, seconds: float) -> None:
+    m.seconds = seconds
+    try:
+        res = json.loads(raw.decode("utf-8")) if raw else None
+    except ValueError:
+        res = None
+    if res is None:
+        m.status, m.killer = KILLED, None
+        how = (f"signal {os.WTERMSIG(wait_status)}" if os.WIFSIGNALED(wait_status)
+               else f"exit code {os.WEXITSTATUS(wait_status)}")
+        m.detail = f"the engine process died ({how})"
+        _fill_change(m)
+        return
+    m.status = res["status"]
+    m.killer = res.get("killer")
+    m.detail = res.get("detail") or ""
+    m.change = res.get("change") or ""
+
+
+# --------------------------------------------------------------------------
+# the cache
+
+def _cache_file(cache_dir: Path) -> Path:
+    return Path(cache_dir) / "results.json"
+
+
+def load_cache(cache_dir: Path) -> dict[str, dict]:
+    p = _cache_file(cache_dir)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        return {}
+    return data.get("results") or {}
+
+
+def save_cache(cache_dir: Path, results: dict[str, dict]) -> None:
+    from conformance.atomicio import write_json
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    gi = cache_dir / ".gitignore"
+    if not gi.exists():
+        gi.write_text("*\n", encoding="utf-8")
+    write_json(_cache_file(cache_dir), {"version": CACHE_VERSION, "results": results})
+
+
+def cached_result(entry: dict | None, oracle) -> dict | None:
+    """The cached result if still valid for this corpus, else None."""
+    if not entry:
+        return None
+    killer = entry.get("killer")
+    if entry.get("status") in DETECTED and killer:
+        if killer in oracle.cases and oracle.digests.get(killer) == entry.get("killer_digest"):
+            return entry
+        return None
+    if entry.get("status") == NO_MUTATION:
+        return entry
+    return entry if entry.get("corpus") == oracle.corpus_digest else None
+
+
+def cache_entry(m: Mutant, oracle) -> dict:
+    return {"status": m.status, "killer": m.killer,
+            "killer_digest": oracle.digests.get(m.killer) if m.killer else None,
+            "corpus": oracle.corpus_digest, "change": m.change, "detail": m.detail,
+            "seconds": round(m.seconds, 4), "id": m.id}
+
+
+# --------------------------------------------------------------------------
+# the score
+
+def _pct(killed: int, total: int) -> float | None:
+    return round(100.0 * killed / total, 2) if total else None
+
+
+def _tally(ms: list[Mutant]) -> dict:
+    c = {"mutants": len(ms), "killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
+    for m in ms:
+        if m.status in c:
+            c[m.status] += 1
+    c["scored"] = c["killed"] + c["timeout"] + c["survived"]
+    c["score"] = _pct(c["killed"] + c["timeout"], c["scored"])
+    return c
+
+
+def score(mutants: list[Mutant], title_of: Callable[[str], str] = lambda c: c.split(".")[0]) -> dict:
+    """Overall, per Kódex title and per clause. A mutant counts once overall, once
+    for each clause it is mapped to and once for each title of those clauses;
+    equivalent mutants are counted apart and never scored; a mutant without a
+    clause falls under "(no clause)"."""
+    ms = [m for m in mutants if m.status != NO_MUTATION]
+    by_clause: dict[str, list[Mutant]] = {}
+    by_title: dict[str, list[Mutant]] = {}
+    for m in ms:
+        clauses = m.clauses or ["(no clause)"]
+        titles = []
+        for c in clauses:
+            by_clause.setdefault(c, []).append(m)
+            t = title_of(c) if c != "(no clause)" else "(no clause)"
+            if t not in titles:
+                titles.append(t)
+        for t in titles:
+            by_title.setdefault(t, []).append(m)
+    def rows(d):
+        out = []
+        for k, v in d.items():
+            r = {"id": k, **_tally(v)}
+            out.append(r)
+        out.sort(key=lambda r: (r["score"] if r["score"] is not None else 101.0, r["id"]))
+        return out
+    return {"overall": _tally(ms), "titles": rows(by_title), "clauses": rows(by_clause)}
+
+
+# --------------------------------------------------------------------------
+# the whole run
+
+def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] | None = None,
+        files: Iterable[str] | None = None, cache_dir: Path | None = None,
+        equivalent: Path | str | None = DEFAULT_EQUIVALENT, workers: int = 2,
+        mutant_timeout: float | None = None, fresh: bool = False, max_mutants: int | None = None,
+        known: Callable[[str], bool] | None = None,
+        title_of: Callable[[str], str] | None = None,
+        rel_to: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Enumerate, run (or take from the cache), classify and score. Returns the report data."""
+    t_start = time.perf_counter()
+    say = progress or (lambda s: None)
+    if known is None and title_of is None:
+        known, title_of = _catalog_known()
+    title_of = title_of or (lambda c: c.split(".")[0])
+    oracle = oracle if oracle is not None else CorpusOracle()
+    eq = load_equivalents(equivalent)
+    ops = operators or operator_names()
+    t0 = time.perf_counter()
+    mutants = enumerate_mutants(Path(package_dir), ops, known=known, files=files, rel_to=rel_to)
+    if max_mutants is not None:
+        mutants = mutants[:max_mutants]
+    t_enum = time.perf_counter() - t0
+    say(f"{len(mutants)} mutants of {len({m.file for m in mutants})} files "
+        f"({len(ops)} operators) in {t_enum:.1f} s")
+    t0 = time.perf_counter()
+    oracle.prepare()
+    t_base = time.perf_counter() - t0
+    say(f"oracle: {len(oracle.cases)} passing cases, baseline {oracle.baseline_seconds:.2f} s")
+    if getattr(oracle, "baseline_failures", None):
+        say(f"warning: {len(oracle.baseline_failures)} cases do not pass on the real engine "
+            f"and are left out of the oracle")
+    cache = {} if cache_dir is None else load_cache(Path(cache_dir))
+    if fresh:
+        cache = {}
+    todo: list[Mutant] = []
+    for m in mutants:
+        if m.annotation and equivalence_of(m, eq)[0]:
+            m.status = EQUIVALENT
+            m.equivalent_reason = equivalence_of(m, eq)[0]
+            continue
+        hit = cached_result(cache.get(m.key), oracle)
+        if hit is not None:
+            m.status, m.killer = hit["status"], hit.get("killer")
+            m.change, m.detail = hit.get("change") or "", hit.get("detail") or ""
+            m.seconds, m.cached = hit.get("seconds") or 0.0, True
+        else:
+            todo.append(m)
+    say(f"{len(mutants) - len(todo)} from the cache or declared, {len(todo)} to run "
+        f"on {workers} workers")
+    todo.sort(key=lambda m: (m.file, m.line, m.col, m.operator, m.occurrence))
+    killers: dict[str, dict[str, int]] = {}
+    for m in mutants:
+        note_killer(killers, m)
+    limit = mutant_timeout or max(30.0, 30 * oracle.baseline_seconds)
+    done = [0]
+    last = [time.monotonic()]
+    new_results = dict(cache)
+
+    def on_done(m: Mutant) -> None:
+        done[0] += 1
+        new_results[m.key] = cache_entry(m, oracle)
+        now = time.monotonic()
+        if cache_dir is not None and now - last[0] > 30:
+            save_cache(Path(cache_dir), new_results)
+            last[0] = now
+            say(f"  {done[0]}/{len(todo)} run")
+
+    t0 = time.perf_counter()
+    run_mutants(oracle, todo, workers=workers, mutant_timeout=limit, on_done=on_done,
+                killers=killers)
+    t_run = time.perf_counter() - t0
+    # classify equivalents; check the declarations
+    problems: list[str] = []
+    used: set[int] = set()
+    for m in mutants:
+        if m.status == EQUIVALENT:
+            continue
+        reason, idx = equivalence_of(m, eq)
+        if reason is None:
+            continue
+        used.add(idx)
+        if m.status in DETECTED:
+            problems.append(f"{m.file}:{m.line}: declared equivalent ({m.change}) but the corpus "
+                            f"kills it ({m.killer or m.detail}): remove it from the equivalence file")
+        elif m.status == SURVIVED:
+            m.status, m.equivalent_reason = EQUIVALENT, reason
+    scope = {m.file for m in mutants}
+    for i, e in enumerate(eq.get("mutants") or []):
+        if i not in used and e["file"] in scope and max_mutants is None:
+            problems.append(f"equivalence entry {e['file']}:{e['line']} ({e['change']}) matches "
+                            f"no mutant: stale")
+    if cache_dir is not None:
+        keep = {m.key for m in mutants}
+        pruned = {k: v for k, v in new_results.items() if k in keep or max_mutants is not None
+                  or files is not None}
+        save_cache(Path(cache_dir), pruned)
+    scores = score(mutants, title_of)
+    reach = reachable_modules(Path(package_dir))
+    unreachable = sorted({m.file for m in mutants if Path(m.file).name not in reach})
+    scores["reachable"] = _tally([m for m in mutants if Path(m.file).name in reach
+                                  and m.status != NO_MUTATION])
+    import cosmic_ray
+    version = getattr(cosmic_ray, "__version__", None)
+    if version is None:
+        try:
+            from importlib.metadata import version as _v
+            version = _v("cosmic-ray")
+        except Exception:
+            version = "?"
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "cosmic-ray", "version": version, "operators": ops},
+        "goal": {"overall": GOAL_OVERALL, "title": GOAL_TITLE},
+        "corpus": {"cases": len(oracle.cases), "digest": oracle.corpus_digest,
+                   "baseline_seconds": round(oracle.baseline_seconds, 3),
+                   "left_out": list(getattr(oracle, "baseline_failures", []))},
+        "timing": {"enumerate": round(t_enum, 2), "baseline": round(t_base, 2),
+                   "mutants": round(t_run, 2), "total": round(time.perf_counter() - t_start, 2),
+                   "workers": workers, "ran": len(todo),
+                   "cached": sum(1 for m in mutants if m.cached),
+                   "mutant_timeout": limit},
+        "overall": scores["overall"],
+        "reachable": scores["reachable"],
+        "unreachable_files": unreachable,
+        "titles": scores["titles"],
+        "clauses": scores["clauses"],
+        "problems": problems,
+        "mutants": [_mutant_json(m) for m in mutants],
+    }
+
+
+def _mutant_json(m: Mutant) -> dict:
+    return {"id": m.id, "file": m.file, "line": m.line, "col": m.col, "function": m.function,
+            "operator": m.operator, "occurrence": m.occurrence, "change": m.change,
+            "clauses": m.clauses, "mapped_by": m.mapped_by, "status": m.status,
+            "killer": m.killer, "detail": m.detail, "cached": m.cached,
+            "seconds": round(m.seconds, 4), "equivalent_reason": m.equivalent_reason}
+
+
+# --------------------------------------------------------------------------
+# the report
+
+def _fmt(p: float | None) -> str:
+    return "–" if p is None else f"{p:.1f}%"
+
+
+def _md_escape(s: str) -> str:
+    return (s or "").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(data: dict) -> str:
+    o = data["overall"]
+    t = data["timing"]
+    out = ["# Corpus strength: mutation testing of `model/` against the corpus", ""]
+    out.append(f"Mutants by {data['tool']['name']} {data['tool']['version']} "
+               f"({len(data['tool']['operators'])} operators); the oracle is the corpus alone "
+               f"({data['corpus']['cases']} cases passing on the reference engine).")
+    out.append("")
+    low_titles = [r for r in data["titles"] if r["score"] is not None and r["score"] < data["goal"]["title"]]
+    ok = (o["score"] or 0) >= data["goal"]["overall"] and not low_titles
+    out += [f"**Score: {_fmt(o['score'])}** of {o['scored']} non-equivalent mutants killed "
+            f"({o['killed']} by a failing case, {o['timeout']} by timeout); "
+            f"{o['survived']} survive; {o['equivalent']} declared equivalent. "
+            f"Goal: ≥ {data['goal']['overall']:g}% overall and no title below "
+            f"{data['goal']['title']:g}%: {'met' if ok else 'not met'}"
+            + (f" ({len(low_titles)} titles below)" if low_titles else "") + ".", ""]
+    if data.get("unreachable_files"):
+        r = data["reachable"]
+        out += [f"Not reachable from the corpus: {', '.join(data['unreachable_files'])} (the engine's "
+                f"entry point `model/engine.py` never imports them, so no case can kill their "
+                f"mutants; they are counted above, not declared equivalent). Over the files the "
+                f"engine imports: **{_fmt(r['score'])}** of {r['scored']} ({r['survived']} survive).",
+                ""]
+    out.append(f"Run: {t['ran']} mutants run, {t['cached']} from the cache, {t['workers']} workers, "
+               f"{t['total']:.1f} s in all (mutants {t['mutants']:.1f} s); a mutant is timed out "
+               f"after {t['mutant_timeout']:g} s.")
+    out.append("")
+    if data["problems"]:
+        out += ["## Problems", ""] + [f"- {_md_escape(p)}" for p in data["problems"]] + [""]
+    out += ["## Per Kódex title (lowest first)", "",
+            "| title | score | killed | timeout | survived | equivalent |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for r in data["titles"]:
+        out.append(f"| {_md_escape(r['id'])} | {_fmt(r['score'])} | {r['killed']} | {r['timeout']} "
+                   f"| {r['survived']} | {r['equivalent']} |")
+    out += ["", "## Per clause (below 100%, lowest first)", "",
+            "| clause | score | killed | timeout | survived | equivalent |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for r in data["clauses"]:
+        if r["score"] is not None and r["score"] < 100.0:
+            out.append(f"| {_md_escape(r['id'])} | {_fmt(r['score'])} | {r['killed']} | "
+                       f"{r['timeout']} | {r['survived']} | {r['equivalent']} |")
+    full = [r["id"] for r in data["clauses"] if r["score"] == 100.0]
+    out += ["", f"{len(full)} clauses at 100%.", ""]
+    surv = [m for m in data["mutants"] if m["status"] == SURVIVED]
+    out += [f"## Surviving mutants ({len(surv)})", "",
+            "| where | function | change | operator | clauses |", "|---|---|---|---|---|"]
+    for m in sorted(surv, key=lambda m: (m["file"], m["line"], m["operator"])):
+        out.append(f"| {m['file']}:{m['line']} | {_md_escape(m['function'])} | "
+                   f"`{_md_escape(m['change'])}` | {m['operator'].split('/')[-1]} | "
+                   f"{_md_escape(', '.join(m['clauses']))} |")
+    tos = [m for m in data["mutants"] if m["status"] == TIMEOUT]
+    out += ["", f"## Killed by timeout ({len(tos)})", ""]
+    for m in sorted(tos, key=lambda m: (m["file"], m["line"])):
+        out.append(f"- {m['file']}:{m['line']} `{_md_escape(m['change'])}`: {_md_escape(m['detail'])}")
+    eqs = [m for m in data["mutants"] if m["status"] == EQUIVALENT]
+    by_reason: dict[str, list[dict]] = {}
+    for m in eqs:
+        by_reason.setdefault(m["equivalent_reason"] or "", []).append(m)
+    out += ["", f"## Equivalent mutants ({len(eqs)})", ""]
+    for reason, ms in by_reason.items():
+        if len(ms) > 10:
+            files: dict[str, int] = {}
+            for m in ms:
+                files[m["file"]] = files.get(m["file"], 0) + 1
+            out.append(f"- {len(ms)} mutants: {_md_escape(reason)} ("
+                       + ", ".join(f"{f}: {n}" for f, n in sorted(files.items()))
+                       + "; each listed in strength.json)")
+        else:
+            for m in ms:
+                out.append(f"- {m['file']}:{m['line']} `{_md_escape(m['change'])}`: "
+                           f"{_md_escape(reason)}")
+    out.append("")
+    return "\n".join(out)
+
+
+def write_reports(data: dict, out_dir: Path) -> tuple[Path, Path]:
+    from conformance.atomicio import write_pair
+    out_dir = Path(out_dir)
+    return write_pair(out_dir / "strength.md", markdown(data), out_dir / "strength.json", data)
+
+
+# --------------------------------------------------------------------------
+# the command
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kodex strength", description=(
+        "Mutation testing of model/ against the corpus alone: the score per clause, per "
+        "Kódex title and overall (reports/strength.md, reports/strength.json)."))
+    p.add_argument("corpus", nargs="*", help="case files or directories (default: the corpus)")
+    p.add_argument("--out", metavar="DIR", default="reports",
+                   help="where strength.md and strength.json go (default: reports/)")
+    p.add_argument("--cache", metavar="DIR", default=DEFAULT_CACHE,
+                   help=f"the result cache (default: {DEFAULT_CACHE}/ in the working directory)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--fresh", action="store_true", help="ignore cached results (and rewrite them)")
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="parallel mutants (default 2)")
+    p.add_argument("--file", action="append", metavar="FILE",
+                   help="only the mutants of this engine file (model/combat.py); repeatable")
+    p.add_argument("--operator", action="append", metavar="REGEX",
+                   help="only operators matching (e.g. Comparison); repeatable")
+    p.add_argument("--equivalent", metavar="FILE", default=str(DEFAULT_EQUIVALENT),
+                   help="the equivalent-mutant declarations")
+    p.add_argument("--timeout", type=float, metavar="S",
+                   help="per-mutant deadline (default: max(30 s, 30 × the corpus run))")
+    p.add_argument("--case-timeout", type=float, default=2.0, metavar="S",
+                   help="per-case deadline inside a mutant (default 2 s, or 20 × its baseline)")
+    p.add_argument("--max", type=int, metavar="N", help="only the first N mutants (a smoke run)")
+    p.add_argument("--fail-under", type=float, metavar="PCT",
+                   help="exit 1 when the overall score is below PCT")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    say = (lambda s: None) if args.quiet else (lambda s: print(f"strength: {s}", file=sys.stderr,
+                                                              flush=True))
+    try:
+        eq_path = Path(args.equivalent) if args.equivalent else None
+        load_equivalents(eq_path)
+    except EquivalenceError as exc:
+        print(f"kodex strength: {exc}", file=sys.stderr)
+        return 2
+    data = run(oracle=CorpusOracle(args.corpus, case_timeout=args.case_timeout),
+               operators=operator_names(args.operator) if args.operator else None,
+               files=args.file, cache_dir=None if args.no_cache else Path(args.cache),
+               equivalent=eq_path, workers=args.workers, mutant_timeout=args.timeout,
+               fresh=args.fresh, max_mutants=args.max, rel_to=ROOT, progress=say)
+    md, js = write_reports(data, Path(args.out))
+    o = data["overall"]
+    low = [r for r in data["titles"] if r["score"] is not None and r["score"] < GOAL_TITLE]
+    r = data["reachable"]
+    print(f"strength: {_fmt(o['score'])} of {o['scored']} non-equivalent mutants killed "
+          f"({o['timeout']} by timeout), {o['survived']} survive, {o['equivalent']} equivalent "
+          f"({_fmt(r['score'])} over the files the engine imports); "
+          f"{len(low)} titles below {GOAL_TITLE:g}%; {data['timing']['total']:.0f} s")
+    for r in low[:10]:
+        print(f"  {r['id']}: {_fmt(r['score'])} ({r['survived']} survive)")
+    for p in data["problems"]:
+        print(f"  problem: {p}", file=sys.stderr)
+    print(f"written: {md}, {js}")
+    if data["problems"]:
+        return 1
+    if args.fail_under is not None and (o["score"] or 0) < args.fail_under:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

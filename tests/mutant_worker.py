@@ -1,0 +1,110 @@
+"""Run the corpus against many mutated copies of model/ in one process.
+
+Used by tests/test_mutations.py (not a test module itself). The corpus is
+loaded and validated once, in this process, exactly as ``kodex run`` loads it
+(``conformance.cli.load_cases``: the valid cases run, input errors do not stop
+the run). Then each mutant runs in a child forked from this process (so the
+loaded corpus is shared, never reloaded): the child forgets the ``model``
+package, puts the mutant's copy first on ``sys.path``, imports it (and checks
+that it got the copy), runs every case with ``conformance.runner.run_cases``
+(the same per-case deadline as ``kodex run``) and writes the ids of the cases
+that failed or errored. At most ``JOBS`` children run at a time.
+
+A mutant that edits a file the case loader itself depends on (``model/state.py``:
+the closed vocabularies) reloads the corpus in its child, with the mutated
+model, as a separate ``kodex run`` would.
+
+Usage: ``python tests/mutant_worker.py SPEC.json OUT_DIR JOBS``; SPEC is
+``{"root": ..., "corpus": ..., "timeout": s, "mutants": [{"id", "copy",
+"reload"}]}``; each mutant's answer is ``OUT_DIR/<id>.json``:
+``{"broken": [case ids], "totals": {...}, "model": path}`` or ``{"error": text}``.
+Exit status 0 when every child was run (the answers say the rest).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+
+def _forget_model(also_conformance: bool = False) -> None:
+    for name in list(sys.modules):
+        if name == "model" or name.startswith("model."):
+            del sys.modules[name]
+        elif also_conformance and (name == "conformance" or name.startswith("conformance.")):
+            del sys.modules[name]
+
+
+def _child(mutant: dict, cases: list, corpus: str, out: Path) -> None:
+    copy = mutant["copy"]
+    _forget_model(also_conformance=bool(mutant.get("reload")))
+    sys.path.insert(0, copy)
+    import model
+    assert model.__file__.startswith(copy), model.__file__
+    if mutant.get("reload"):
+        from conformance.cli import load_cases
+        cases, _errors = load_cases([corpus])
+    from conformance.runner import run_cases
+    report = run_cases(cases, progress=False)
+    broken = [oc.case_id for oc in report.outcomes if oc.outcome in ("fail", "error")]
+    out.write_text(json.dumps({"broken": broken, "totals": report.totals,
+                               "model": model.__file__}), encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    out_dir = Path(argv[1])
+    jobs = max(1, int(argv[2]))
+    root = spec["root"]
+    sys.path.insert(0, root)
+    from conformance.cli import load_cases
+    cases, _errors = load_cases([spec["corpus"]])
+    per_mutant = float(spec.get("timeout", 600))
+
+    pending = list(spec["mutants"])
+    running: dict[int, tuple[dict, float]] = {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            mutant = pending.pop(0)
+            out = out_dir / f"{mutant['id']}.json"
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:                      # the child
+                code = 0
+                try:
+                    _child(mutant, cases, spec["corpus"], out)
+                except BaseException:         # noqa: BLE001 - reported, never raised
+                    code = 1
+                    try:
+                        out.write_text(json.dumps({"error": traceback.format_exc()}),
+                                       encoding="utf-8")
+                    except OSError:
+                        pass
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            running[pid] = (mutant, time.monotonic() + per_mutant)
+        pid, _status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            now = time.monotonic()
+            for cpid, (mutant, deadline) in list(running.items()):
+                if now > deadline:
+                    os.kill(cpid, signal.SIGKILL)
+                    os.waitpid(cpid, 0)
+                    del running[cpid]
+                    (out_dir / f"{mutant['id']}.json").write_text(json.dumps(
+                        {"error": f"the run took more than {per_mutant:g} s"}), encoding="utf-8")
+            time.sleep(0.02)
+            continue
+        running.pop(pid, None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

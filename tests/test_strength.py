@@ -1,0 +1,346 @@
+"""kodex strength (properties/strength.py) on a tiny synthetic engine and corpus.
+
+No full mutation run here: a three-function package written to tmp_path, a
+handful of Cosmic Ray operators, and an oracle of four plain cases. What is
+checked: the mapping mutant → clauses, the score arithmetic, the report shape,
+the equivalence file's validation, timeouts, and the incremental cache (a
+second run on unchanged inputs runs no mutant; an edit reruns only what it
+must).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray")
+
+from properties import strength as S  # noqa: E402
+
+TINY = '''"""A tiny engine. Clauses: 1.1, 1.2."""
+from __future__ import annotations
+
+
+def cap(x: int | None, limit: int) -> int:
+    """Never above the limit (2.1)."""
+    if x > limit:
+        return limit
+    return x
+
+
+def double(x):
+    """Twice as much (3.1)."""
+    return x * 2
+
+
+def spin(n):
+    """Counts up to n (4.1)."""
+    i = 0
+    while i < n:
+        i = i + 1          # 4.2
+    return i
+
+
+def helper(v):
+    return not v
+'''
+
+OPERATORS = [
+    "core/ReplaceComparisonOperator_Gt_GtE",      # cap: x >= limit (equivalent)
+    "core/ReplaceComparisonOperator_Gt_Lt",       # cap: x < limit (killed)
+    "core/ReplaceBinaryOperator_Mul_Add",         # double: x + 2 (survives 2 → 4)
+    "core/ReplaceBinaryOperator_Add_Sub",         # spin: i - 1 (hangs: timeout)
+    "core/ReplaceBinaryOperator_BitOr_BitAnd",    # int & None in an annotation
+]
+
+CASES = [
+    {"id": "2.1/cap-above", "clause": "2.1", "fn": "cap", "args": [5, 3], "want": 3},
+    {"id": "2.1/cap-below", "clause": "2.1", "fn": "cap", "args": [1, 3], "want": 1},
+    {"id": "3.1/double-two", "clause": "3.1", "fn": "double", "args": [2], "want": 4},
+    {"id": "4.1/spin-three", "clause": "4.1", "fn": "spin", "args": [3], "want": 3},
+]
+
+EQUIVALENT = """
+rules:
+  - where: annotation
+    reason: annotations are never evaluated
+mutants:
+  - file: {pkg}/core.py
+    line: 7
+    change: "if x > limit: → if x >= limit:"
+    reason: at x == limit both branches return the same value
+"""
+
+
+class TinyOracle:
+    """Plain cases: call ``fn(*args)`` of ``<package>.core`` and compare with ``want``."""
+
+    def __init__(self, root: Path, package: str, cases: list[dict]):
+        self.root, self.package, self.case_list = root, package, cases
+        self.runs = 0
+
+    def prepare(self) -> None:
+        if str(self.root) not in sys.path:
+            sys.path.insert(0, str(self.root))
+        for name in [k for k in sys.modules if k == self.package or k.startswith(self.package + ".")]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+        mod = importlib.import_module(f"{self.package}.core")
+        self.cases, self.digests, self.durations, self.clauses = {}, {}, {}, {}
+        for c in self.case_list:
+            assert getattr(mod, c["fn"])(*c["args"]) == c["want"], c["id"]
+            self.cases[c["id"]] = c
+            self.digests[c["id"]] = hashlib.sha256(json.dumps(c, sort_keys=True).encode()).hexdigest()
+            self.durations[c["id"]] = 0.0
+            self.clauses[c["id"]] = [c["clause"]]
+        self.corpus_digest = hashlib.sha256(json.dumps(self.case_list, sort_keys=True).encode()).hexdigest()
+        self.baseline_seconds = 0.01
+        self.baseline_failures = []
+
+    def run(self, order):
+        mod = importlib.import_module(f"{self.package}.core")
+        for cid in order:
+            c = self.cases[cid]
+            try:
+                got = getattr(mod, c["fn"])(*c["args"])
+            except Exception as exc:
+                return S.KILLED, cid, f"error: {exc}"
+            if got != c["want"]:
+                return S.KILLED, cid, f"fail: {got!r}"
+        return S.SURVIVED, None, ""
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    pkg = f"tiny_{uuid.uuid4().hex[:8]}"
+    d = tmp_path / pkg
+    d.mkdir()
+    (d / "__init__.py").write_text("", encoding="utf-8")
+    (d / "core.py").write_text(TINY, encoding="utf-8")
+    eq = tmp_path / "equivalent.yaml"
+    eq.write_text(EQUIVALENT.format(pkg=pkg), encoding="utf-8")
+    yield {"root": tmp_path, "pkg": pkg, "dir": d, "eq": eq, "cache": tmp_path / "cache"}
+    for name in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".")]:
+        del sys.modules[name]
+    if str(tmp_path) in sys.path:
+        sys.path.remove(str(tmp_path))
+
+
+def _run(tiny, cases=CASES, **kw):
+    oracle = TinyOracle(tiny["root"], tiny["pkg"], cases)
+    data = S.run(package_dir=tiny["dir"], oracle=oracle, operators=OPERATORS,
+                 cache_dir=tiny["cache"], equivalent=tiny["eq"], workers=2,
+                 mutant_timeout=1.0, known=lambda cid: True,
+                 title_of=lambda cid: cid.split(".")[0], **kw)
+    return data
+
+
+def _by(data, function, operator_part):
+    found = [m for m in data["mutants"] if m["function"] == function and operator_part in m["operator"]]
+    assert len(found) == 1, (function, operator_part, found)
+    return found[0]
+
+
+# ---------------------------------------------------------------------------
+# mapping
+
+def test_clause_map_comment_then_function_then_module():
+    cmap = S.clause_map(TINY, known=lambda cid: cid != "1.2")
+    assert cmap.module_ids == ["1.1"]                       # unknown ids are left out
+    assert cmap.lookup(7) == (["2.1"], "docstring:cap", "cap")
+    assert cmap.lookup(21) == (["4.2"], "comment", "spin")  # the line's own comment first
+    assert cmap.lookup(20) == (["4.1"], "docstring:spin", "spin")
+    assert cmap.lookup(26) == (["1.1"], "module", "helper")  # no docstring: the module's
+    assert cmap.lookup(2) == (["1.1"], "module", "")
+    assert cmap.in_annotation(5, 13) and not cmap.in_annotation(7, 7)
+
+
+def test_enumerate_maps_each_mutant_to_its_clauses(tiny):
+    ms = S.enumerate_mutants(tiny["dir"], OPERATORS, known=lambda cid: True)
+    assert {m.file for m in ms} == {f"{tiny['pkg']}/core.py"}
+    where = {(m.function, m.operator.split("/")[1]): m for m in ms}
+    assert where[("cap", "ReplaceComparisonOperator_Gt_GtE")].clauses == ["2.1"]
+    assert where[("cap", "ReplaceComparisonOperator_Gt_GtE")].line == 7
+    assert where[("double", "ReplaceBinaryOperator_Mul_Add")].clauses == ["3.1"]
+    assert where[("spin", "ReplaceBinaryOperator_Add_Sub")].clauses == ["4.2"]
+    ann = where[("cap", "ReplaceBinaryOperator_BitOr_BitAnd")]
+    assert ann.annotation and ann.line == 5
+    assert all(m.module == f"{tiny['pkg']}.core" for m in ms)
+    assert len({m.key for m in ms}) == len(ms)
+
+
+def test_describe_change():
+    assert S.describe_change("a\nif x > y:\nb\n", "a\nif x >= y:\nb\n") == "if x > y: → if x >= y:"
+
+
+# ---------------------------------------------------------------------------
+# the score
+
+def _m(status, clauses, line=1):
+    return S.Mutant(file="m.py", module="m", path="m.py", file_sha="0", operator="core/X",
+                    occurrence=line, line=line, col=0, function="f", clauses=clauses,
+                    mapped_by="module", status=status)
+
+
+def test_score_arithmetic():
+    ms = [_m(S.KILLED, ["1.1", "1.2"], 1), _m(S.TIMEOUT, ["1.1"], 2), _m(S.SURVIVED, ["1.2", "2.1"], 3),
+          _m(S.EQUIVALENT, ["2.1"], 4), _m(S.SURVIVED, [], 5), _m(S.NO_MUTATION, ["1.1"], 6)]
+    sc = S.score(ms, title_of=lambda c: c.split(".")[0])
+    o = sc["overall"]
+    assert (o["mutants"], o["killed"], o["timeout"], o["survived"], o["equivalent"], o["scored"]) == (5, 1, 1, 2, 1, 4)
+    assert o["score"] == 50.0
+    clauses = {r["id"]: r for r in sc["clauses"]}
+    assert clauses["1.1"]["score"] == 100.0 and clauses["1.1"]["scored"] == 2
+    assert clauses["1.2"]["score"] == 50.0
+    assert clauses["2.1"]["score"] == 0.0 and clauses["2.1"]["equivalent"] == 1
+    assert clauses["(no clause)"]["survived"] == 1
+    titles = {r["id"]: r for r in sc["titles"]}
+    # the first mutant cites 1.1 and 1.2 and counts once for title 1
+    assert titles["1"]["mutants"] == 3 and titles["1"]["score"] == pytest.approx(66.67)
+    assert titles["2"]["scored"] == 1 and titles["2"]["score"] == 0.0
+    assert [r["id"] for r in sc["titles"]][0] in ("2", "(no clause)")       # lowest first
+    assert S.score([_m(S.EQUIVALENT, ["1.1"])])["overall"]["score"] is None
+
+
+# ---------------------------------------------------------------------------
+# the equivalence file
+
+@pytest.mark.parametrize("text, problem", [
+    ("[1, 2]", "mapping"),
+    ("bogus: []", "unknown keys"),
+    ("rules: [{where: anywhere, reason: x}]", "annotation"),
+    ("rules: [{where: annotation}]", "reason"),
+    ("mutants: [{file: a.py, line: 3, change: 'a → b'}]", "reason"),
+    ("mutants: [{file: a.py, line: 0, change: 'a → b', reason: r}]", "line"),
+    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: '  '}]", "reason"),
+    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r, why: r}]", "unknown keys"),
+    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r}, "
+     "{file: a.py, line: 3, change: 'a -> b', reason: s}]", "twice"),
+])
+def test_equivalence_file_is_validated(tmp_path, text, problem):
+    p = tmp_path / "eq.yaml"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(S.EquivalenceError, match=problem):
+        S.load_equivalents(p)
+
+
+def test_project_equivalence_file_is_valid():
+    eq = S.load_equivalents(S.DEFAULT_EQUIVALENT)
+    for e in eq["mutants"]:
+        assert (S.ROOT / e["file"]).is_file(), e
+        assert len(e["reason"].split()) >= 4, e
+
+
+def test_equivalence_matching():
+    eq = {"rules": [], "mutants": [{"file": "m.py", "line": 1, "change": "a  ->  b", "reason": "r"}]}
+    m = _m(S.SURVIVED, [])
+    m.change = "a → b"
+    assert S.equivalence_of(m, eq) == ("r", 0)
+    m.line = 2
+    assert S.equivalence_of(m, eq) == (None, None)
+
+
+# ---------------------------------------------------------------------------
+# a whole (tiny) run: statuses, report, cache
+
+def test_run_statuses_and_report(tiny, tmp_path):
+    data = _run(tiny)
+    assert _by(data, "cap", "Gt_Lt")["status"] == S.KILLED
+    assert _by(data, "cap", "Gt_Lt")["killer"].startswith("2.1/")
+    eq = _by(data, "cap", "Gt_GtE")
+    assert eq["status"] == S.EQUIVALENT and "same value" in eq["equivalent_reason"]
+    assert _by(data, "double", "Mul_Add")["status"] == S.SURVIVED
+    assert _by(data, "double", "Mul_Add")["change"] == "return x * 2 → return x + 2"
+    hang = _by(data, "spin", "Add_Sub")
+    assert hang["status"] == S.TIMEOUT and "longer than" in hang["detail"]
+    ann = _by(data, "cap", "BitOr_BitAnd")
+    assert ann["status"] == S.EQUIVALENT and ann["seconds"] == 0
+    o = data["overall"]
+    assert (o["killed"], o["timeout"], o["survived"], o["equivalent"]) == (1, 1, 1, 2)
+    assert o["score"] == pytest.approx(66.67)
+    assert data["problems"] == []
+    assert data["timing"]["ran"] == 4
+
+    md, js = S.write_reports(data, tmp_path / "out")
+    assert md.name == "strength.md" and js.name == "strength.json"
+    back = json.loads(js.read_text(encoding="utf-8"))
+    assert back["schema"] == S.SCHEMA
+    for key in ("tool", "goal", "corpus", "timing", "overall", "titles", "clauses", "problems", "mutants"):
+        assert key in back
+    assert {"id", "file", "line", "change", "clauses", "status", "killer"} <= set(back["mutants"][0])
+    text = md.read_text(encoding="utf-8")
+    assert "json-sha256: " + hashlib.sha256(js.read_text(encoding="utf-8").encode()).hexdigest() in text
+    assert "## Surviving mutants (1)" in text
+    assert f"{tiny['pkg']}/core.py:14" in text and "return x * 2 → return x + 2" in text
+    assert "## Killed by timeout (1)" in text
+    assert "## Equivalent mutants (2)" in text and "never evaluated" in text
+    assert "| 3 " in text                                 # the title of the surviving mutant
+
+
+def test_second_run_on_unchanged_inputs_runs_no_mutant(tiny):
+    first = _run(tiny)
+    assert first["timing"]["ran"] == 4
+    t0 = time.perf_counter()
+    second = _run(tiny)
+    assert second["timing"]["ran"] == 0
+    assert time.perf_counter() - t0 < 5
+    assert second["overall"] == first["overall"]
+    assert all(m["cached"] for m in second["mutants"] if m["status"] != S.EQUIVALENT or m["change"])
+    # a new case: only the surviving (and timed-out) mutants run again; the killed one
+    # keeps its killer, which is unchanged
+    more = CASES + [{"id": "3.1/double-three", "clause": "3.1", "fn": "double", "args": [3], "want": 6}]
+    third = _run(tiny, cases=more)
+    assert third["timing"]["ran"] == 3        # the survivor, the timeout, the declared equivalent
+    assert _by(third, "double", "Mul_Add")["status"] == S.KILLED
+    assert _by(third, "double", "Mul_Add")["killer"] == "3.1/double-three"
+    assert _by(third, "cap", "Gt_Lt")["cached"]
+
+
+def test_an_edited_file_runs_again_and_a_changed_killer_too(tiny):
+    _run(tiny)
+    core = tiny["dir"] / "core.py"
+    core.write_text(TINY.replace("return not v", "return not not v"), encoding="utf-8")
+    again = _run(tiny)
+    assert again["timing"]["ran"] == 4        # every mutant key names the file's hash
+    changed = [dict(c) for c in CASES]
+    killer = _by(again, "cap", "Gt_Lt")["killer"]
+    for c in changed:
+        if c["id"] == killer:
+            c["args"] = [7, 3]
+    third = _run(tiny, cases=changed)
+    assert not _by(third, "cap", "Gt_Lt")["cached"]
+    assert _by(third, "cap", "Gt_Lt")["status"] == S.KILLED
+
+
+def test_equivalent_but_killed_is_a_problem(tiny):
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace(
+        "x >= limit", "x < limit"), encoding="utf-8")
+    data = _run(tiny)
+    assert any("declared equivalent" in p for p in data["problems"])
+    assert _by(data, "cap", "Gt_Lt")["status"] == S.KILLED
+    assert _by(data, "cap", "Gt_GtE")["status"] == S.SURVIVED      # no longer declared
+
+
+def test_parser_defaults():
+    args = S.build_parser().parse_args([])
+    assert args.workers == 2 and args.out == "reports" and args.cache == S.DEFAULT_CACHE
+
+
+def test_reachable_modules(tmp_path):
+    d = tmp_path / "eng"
+    d.mkdir()
+    (d / "__init__.py").write_text("", encoding="utf-8")
+    (d / "engine.py").write_text("from . import a\nfrom .b import x\n", encoding="utf-8")
+    (d / "a.py").write_text("from eng.c import y\n", encoding="utf-8")
+    (d / "b.py").write_text("x = 1\n", encoding="utf-8")
+    (d / "c.py").write_text("y = 1\n", encoding="utf-8")
+    (d / "lonely.py").write_text("from . import a\n", encoding="utf-8")
+    assert S.reachable_modules(d) == {"__init__.py", "engine.py", "a.py", "b.py", "c.py"}
+    (d / "engine.py").unlink()
+    assert "lonely.py" in S.reachable_modules(d)
