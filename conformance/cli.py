@@ -67,6 +67,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -78,7 +79,7 @@ from rich.table import Table
 from rich.text import Text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_NOTHING = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
 
 STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
          "timeout": "bold magenta", "skip": "yellow", "xfail": "cyan",
@@ -119,7 +120,7 @@ def timeout_value(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
-    if not (v == v) or v in (float("inf"), float("-inf")) or v <= 0 or v > MAX_TIMEOUT:
+    if not math.isfinite(v) or v <= 0 or v > MAX_TIMEOUT:
         raise argparse.ArgumentTypeError(
             f"{text!r}: a per-case deadline is a finite number of seconds, "
             f"more than 0 and at most {MAX_TIMEOUT:g}")
@@ -495,15 +496,9 @@ def _stderr_log_for(json_path: str | None):
 
 def run_exit_code(report, input_errors: bool) -> int:
     """The exit status of ``kodex run`` (module docstring; docs/spec/hkk-results.md)."""
-    if input_errors:
-        return EXIT_INPUT
-    if report.unavailable or report.gave_up:
-        return EXIT_UNAVAILABLE
-    if not report.ok:
-        return EXIT_FAIL
-    if report.tested == 0:
-        return EXIT_NOTHING
-    return EXIT_OK
+    from conformance.runner import exit_status
+    return exit_status((oc.outcome for oc in report.outcomes), input_errors=input_errors,
+                       unusable=bool(report.unavailable or report.gave_up))
 
 
 def shard_value(text: str) -> tuple[int, int]:

@@ -951,35 +951,28 @@ def cache_dir() -> Path | None:
     return base / "hkk-kodex"
 
 
-_FINGERPRINT: str | None = None
+def _version_of(dist: str) -> str:
+    try:
+        from importlib.metadata import version
+        return version(dist)
+    except Exception:   # noqa: BLE001 - no version: the sources hashed below still decide
+        return "?"
 
 
+@lru_cache(maxsize=1)
 def _fingerprint() -> str:
     """What decides a file's checks besides its bytes (module docstring)."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        h = hashlib.sha256(CACHE_FORMAT.encode())
-        try:                # the kit's version (conformance.serve.package_version, whose
-            from importlib.metadata import version as _version   # import would be a cycle)
-            h.update(_version("hkk-kodex").encode())
-        except Exception:   # noqa: BLE001 - no version: the sources below still decide
-            h.update(b"?")
-        import jsonschema  # noqa: F401 - its version
-        try:
-            from importlib.metadata import version
-            h.update(f"{yaml.__version__} {version('jsonschema')} {sys.version_info[:2]} "
-                     f"{Loader.__name__}".encode())
-        except Exception:   # noqa: BLE001
-            h.update(f"{yaml.__version__} {sys.version_info[:2]} {Loader.__name__}".encode())
-        import conformance.vocabulary  # noqa: F401 - imports model.state
-        for mod in ("conformance.loader", "conformance.verbs", "conformance.vocabulary",
-                    "model.state"):
-            path = getattr(sys.modules.get(mod), "__file__", None)
-            h.update(mod.encode())
-            h.update(Path(path).read_bytes() if path else b"<none>")
-        h.update(SCHEMA_PATH.read_bytes())
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
+    h = hashlib.sha256(CACHE_FORMAT.encode())
+    h.update(f"{_version_of('hkk-kodex')} {yaml.__version__} {_version_of('jsonschema')} "
+             f"{sys.version_info[:2]} {Loader.__name__}".encode())
+    import conformance.vocabulary  # noqa: F401 - imports model.state
+    for mod in ("conformance.loader", "conformance.verbs", "conformance.vocabulary",
+                "model.state"):
+        path = getattr(sys.modules.get(mod), "__file__", None)
+        h.update(mod.encode())
+        h.update(Path(path).read_bytes() if path else b"<none>")
+    h.update(SCHEMA_PATH.read_bytes())
+    return h.hexdigest()
 
 
 def _entry_key(name: str, raw: bytes) -> str:

@@ -647,9 +647,7 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
                 problems.append(f"{name}: case {cid!r} is also in {seen[cid]} (overlapping inputs)")
             else:
                 seen[cid] = name
-        totals = tally(c.get("outcome") for c in data.get("cases") or [])
-        if isinstance(data.get("totals"), dict) and \
-                {k: v for k, v in data["totals"].items() if v} != {k: v for k, v in totals.items() if v}:
+        if totals_disagree(data):
             problems.append(f"{name}: its totals disagree with its cases")
     if problems:
         shown = problems[:20] + ([f"… and {len(problems) - 20} more"] if len(problems) > 20 else [])
@@ -675,17 +673,37 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
                                    "profiles")}
 
 
-def merged_exit_code(data: dict) -> int:
-    """``kodex run``'s exit status for a merged results file (no input errors
-    are known from a results file): 3, 1, 4, 0 as in docs/spec/hkk-results.md."""
-    outcomes = [c.get("outcome") for c in data.get("cases") or []]
-    if data.get("unavailable") or data.get("gave_up"):
+def exit_status(outcomes: Iterable[str], *, input_errors: bool = False,
+                unusable: bool = False) -> int:
+    """``kodex run``'s exit status (docs/spec/hkk-results.md), in the order 2, 3, 1, 4, 0:
+    input errors; the implementation unusable or given up; a fail, error, timeout, xpass
+    or not-run case; nothing tested; every tested case passed."""
+    outcomes = list(outcomes)
+    if input_errors:
+        return 2
+    if unusable:
         return 3
     if any(o in BAD_OUTCOMES for o in outcomes):
         return 1
-    if not any(o not in NO_VERDICT for o in outcomes):
+    if all(o in NO_VERDICT for o in outcomes):
         return 4
     return 0
+
+
+def merged_exit_code(data: dict) -> int:
+    """``kodex run``'s exit status for a merged results file (no input errors
+    are known from a results file)."""
+    return exit_status((c.get("outcome") for c in data.get("cases") or []),
+                       unusable=bool(data.get("unavailable") or data.get("gave_up")))
+
+
+def totals_disagree(data: dict) -> bool:
+    """Whether a results file's ``totals`` disagree with the outcomes of its cases."""
+    declared = data.get("totals")
+    if not isinstance(declared, dict):
+        return False
+    counted = tally(c.get("outcome") for c in data.get("cases") or [])
+    return {k: v for k, v in declared.items() if v} != {k: v for k, v in counted.items() if v}
 
 
 def _short_json(value: Any, limit: int = 120) -> str:

@@ -31,7 +31,7 @@ from . import counters, damage, resources, stats
 from .errors import InputProblem, Refusal
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, card_from_def
-from .zones import Cause, check_entry, move_card, shuffle_deck
+from .zones import Cause, check_entry, check_leaves, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
 
@@ -55,13 +55,6 @@ def as_far_as_possible(g: Game, verb: str, part: Callable[[], Any], **where: Any
                **{k: v for k, v in where.items() if v is not None})
         return False
     return True
-
-
-def _leaves_void(g: Game, cid: str) -> None:
-    """4.8.4: nothing ever leaves the Void; checked first by every effect that would take a card
-    from where it lies (the mover checks it too, model/zones.py)."""
-    if g.state.zone_of(cid) == "void":
-        g.refuse("4.8.4", f"{cid} is in the Void: nothing ever leaves it")
 
 
 def _count(args: dict[str, Any], key: str = "count", default: int = 1) -> int:
@@ -201,7 +194,7 @@ def do_exile(g: Game, a: dict[str, Any], by: str) -> None:
     cid = a["card"]
     g.card(cid)
     loc = g.state.locate(cid)
-    _leaves_void(g, cid)
+    check_leaves(g, cid)
     if not loc or loc[1] != "graveyard":
         g.refuse("4.16.0", f"{cid} is not in a graveyard: only a card in a graveyard can be exiled")
     where = move_card(g, cid, "void", Cause("exile"), to_player=loc[0])   # 4.16.1
@@ -212,7 +205,7 @@ def do_search(g: Game, a: dict[str, Any], by: str) -> None:
     player = _player(a, by)
     cid = a["card"]
     g.card(cid)
-    _leaves_void(g, cid)
+    check_leaves(g, cid)
     if cid not in g.player(player).zones["deck"]:
         g.refuse("4.13.1", f"{cid} is not in {player}'s deck")
     to = a.get("to", "hand")
@@ -240,7 +233,7 @@ def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: b
     """104 / 105: a player sacrifices one of their permanents: it goes to the graveyard."""
     clause = "104.0" if forced else "105.0"
     g.card(cid)
-    _leaves_void(g, cid)
+    check_leaves(g, cid)
     if g.state.controller(cid) != player:
         g.refuse(clause, f"{cid} is not a permanent of {player}: a player sacrifices only their own permanents")
     g.emit("sacrificed", player=player, card=cid, forced=forced)
@@ -295,7 +288,7 @@ def do_steal(g: Game, a: dict[str, Any], by: str) -> None:
     card = g.card(cid)
     new = _player(a, by, "to")
     st = g.state
-    _leaves_void(g, cid)
+    check_leaves(g, cid)
     old = st.controller(cid)
     if old is None:
         g.refuse("5.6.2", f"{cid} is not on the table: only a permanent has a controller to change")

@@ -83,6 +83,13 @@ def _yields_components(g: Game, cause: Cause) -> bool:
     return not cause.as_cost
 
 
+def check_leaves(g: Game, card_id: str) -> None:
+    """4.8.4: nothing ever leaves the Void. The mover checks it for every move; an effect that
+    would take a card from where it lies checks it first, so 4.8.4 is the clause it reports."""
+    if g.state.zone_of(card_id) == "void":
+        g.refuse("4.8.4", f"{card_id} is in the Void: nothing ever leaves the Void")
+
+
 def check_entry(g: Game, card: Card, dest: str) -> str:
     """The zone a card sent to `dest` lands in, as far as its kind decides: refused where the card
     cannot lie there (4.9.1 instants and sorceries never on the table; 5.3.1, 5.4.1 only creatures
@@ -116,8 +123,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
             g.refuse("107.0", f"{card_id} has left the game and is in no zone")
         g.refuse("4.5.2", f"{card_id} is in no zone")
     src_player, src_zone = loc
-    if src_zone == "void":
-        g.refuse("4.8.4", f"{card_id} is in the Void: nothing ever leaves the Void")
+    check_leaves(g, card_id)
     zone = _ZONE_OF_DEST.get(dest, dest)
     was_on_table = src_zone in TABLE_ZONES
 

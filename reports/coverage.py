@@ -61,11 +61,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from conformance.runner import PASSED
+
 SCHEMA = "hkk-coverage/1"
 ROOT = Path(__file__).resolve().parents[1]
 UNTESTABLE_DIR = ROOT / "conformance" / "untestable"
 CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
-PASSED = ("pass", "xpass")
 
 
 # --------------------------------------------------------------------------

@@ -49,9 +49,9 @@ import json
 import sys
 from pathlib import Path
 
+from conformance.runner import OUTCOMES, PASSED
+
 SCHEMA = "hkk-results-diff/1"
-OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass", "not_run")
-PASSED = ("pass", "xpass")
 KINDS = ("regression", "not_implemented", "not_run", "change", "fix")
 EXIT_OK, EXIT_REGRESSION, EXIT_INPUT, EXIT_LOST = 0, 1, 2, 3
 
@@ -146,14 +146,11 @@ def compare(old: dict, new: dict, catalog=None, old_path=None, new_path=None) ->
     warnings = []
 
     def totals(res: dict, cases: dict, label: str) -> dict:
-        out = {k: 0 for k in OUTCOMES}
-        for c in cases.values():
-            out[c.get("outcome")] = out.get(c.get("outcome"), 0) + 1
-        t = res.get("totals")
-        if isinstance(t, dict) and any(int(t.get(k) or 0) != v for k, v in out.items()):
+        from conformance.runner import tally, totals_disagree
+        if totals_disagree(res):
             warnings.append(f"{label}: the file's totals disagree with its cases; "
                             "the cases are counted")
-        return out
+        return tally(c.get("outcome") for c in cases.values())
 
     ta, tb = totals(old, a, str(old_path or "old")), totals(new, b, str(new_path or "new"))
     keys = list(OUTCOMES) + [k for k in list(ta) + list(tb) if k not in OUTCOMES]

@@ -234,6 +234,9 @@ def test_the_key_covers_the_checks_sources(monkeypatch):
     before = loader._fingerprint()
     assert loader._entry_key("a.yaml", b"x") != loader._entry_key("b.yaml", b"x")
     assert loader._entry_key("a.yaml", b"x") != loader._entry_key("a.yaml", b"y")
-    monkeypatch.setattr(loader, "_FINGERPRINT", None)
+    loader._fingerprint.cache_clear()
     monkeypatch.setattr(loader, "SCHEMA_PATH", Path(__file__))
-    assert loader._fingerprint() != before
+    try:
+        assert loader._fingerprint() != before
+    finally:
+        loader._fingerprint.cache_clear()   # the next caller computes it from the real schema
