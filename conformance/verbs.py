@@ -59,6 +59,7 @@ class Verb:
     args: tuple[Arg, ...]
     required: tuple[str, ...] = ()
     clauses: tuple[str, ...] = ()  # where the rules of the verb live, informative
+    one_of: tuple[str, ...] = ()   # at least one of these arguments is given
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -111,7 +112,9 @@ _SPEC_ACTIONS = (
     Verb("advance", "action",
          "run the game forward to the next start of a phase, carrying out every automatic step "
          "on the way; stops early when the game ends",
-         (Arg("to", "enum", "the phase", PHASES),), ("to",)),
+         (Arg("to", "enum", "the phase", PHASES),
+          Arg("step", "combat_step", "project addition: with `to: combat`, the sub-phase I–VII to "
+                                     "stop in (rb7:harci-fazis; docs/spec/hkk-verbs.md)")), ("to",)),
     Verb("exchange", "action", "the exchange (csere) of the guard post and the reserve",
          (_p(), Arg("guard_post", "cards", "the guard post afterwards, left to right"),
           Arg("reserve", "cards", "the reserve afterwards, left to right")),
@@ -137,12 +140,19 @@ _SPEC_EFFECTS = (
     Verb("damage", "effect", "deal damage",
          (Arg("target", "card_or_player", "a card or a player"),
           Arg("amount", "amount", "how much"),
-          Arg("element", "enum", "the element of the damage", ELEMENTS)),
-         ("target", "amount")),
+          Arg("element", "enum", "the element of the damage", ELEMENTS),
+          Arg("targets", "targets", "project addition: several at once, each the whole (modified) "
+                                    "amount (111.1.2–111.1.3)"),
+          Arg("split", "split", "project addition: target -> share of the amount, modified once "
+                                "before the split (111.1.4)")),
+         ("amount",), (), ("target", "targets", "split")),
     Verb("heal", "effect", "heal (never above the maximum, 3.18)",
          (Arg("target", "card_or_player", "a card or a player"),
-          Arg("amount", "amount", "how much")),
-         ("target", "amount"), ("3.18",)),
+          Arg("amount", "amount", "how much"),
+          Arg("targets", "targets", "project addition: several at once (111.2.3)"),
+          Arg("split", "split", "project addition: target -> share, modified once before the "
+                                "split (111.2.4)")),
+         ("amount",), ("3.18",), ("target", "targets", "split")),
     Verb("draw", "effect", "draw cards",
          (_p(), Arg("count", "count", "how many (default 1)")), (), ("4.12",)),
     Verb("discard", "effect", "discard from the hand",
@@ -218,6 +228,25 @@ _PROJECT = (
                                     "prohibiting}]"),
           Arg("policy", "string", "the priority policy")),
          ("effects",), ("102",)),
+    Verb("add_effect", "project",
+         "a one-shot effect creates a timed effect (99.4) that reaches only what is in play now (99.5)",
+         (Arg("effect", "continuous_entry", "the effect: a continuous-effect entry"),
+          Arg("until", "until", "end_of_turn (default), end_of_phase or {turns: N}"),
+          Arg("id", "string", "the timed effect's id (default lasting-<n>)")),
+         ("effect",), ("99.4", "99.5")),
+    Verb("delay", "project",
+         "a delayed resource (114): the step comes at `at`, its decisions made now (114.4)",
+         (Arg("at", "enum", "when it comes", ("end_of_turn", "end_of_phase", "next_preparation")),
+          Arg("step", "step", "the step carried out then"),
+          Arg("id", "string", "the delayed resource's id (default delayed-<n>)")),
+         ("at", "step"), ("114",)),
+    Verb("repeat", "project",
+         "the effects of a card or of one of its abilities carried out again (106), the decisions "
+         "made again",
+         (Arg("card", "card", "the card whose effects are repeated"),
+          Arg("ability", "ability", "an ability of the card (index or keyword) instead of its effects"),
+          Arg("targets", "targets", "the targets chosen again (106.2)")),
+         ("card",), ("106",)),
     Verb("pass", "project",
          "the player does not wish to act further in this phase (4.11.7); two passes in a row "
          "end the phase (4.11.8)",
@@ -270,6 +299,20 @@ def arg_schema(arg: Arg) -> dict:
         s = {"enum": list(arg.values)}
     elif t == "ability":
         s = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "minLength": 1}]}
+    elif t == "split":
+        s = {"type": "object", "minProperties": 1,
+             "propertyNames": {"$ref": "#/$defs/card_or_player"},
+             "additionalProperties": {"type": "integer", "minimum": 0}}
+    elif t == "combat_step":
+        s = {"$ref": "#/$defs/combat_step"}
+    elif t == "continuous_entry":
+        s = {"$ref": "#/$defs/continuous_entry"}
+    elif t == "until":
+        s = {"anyOf": [{"enum": ["end_of_turn", "end_of_phase"]},
+                       {"type": "object", "properties": {"turns": {"type": "integer", "minimum": 1}},
+                        "required": ["turns"], "additionalProperties": False}]}
+    elif t == "step":
+        s = {"$ref": "#/$defs/step"}
     elif t == "any":
         s = {}
     else:  # pragma: no cover - guarded by the tests
@@ -291,4 +334,6 @@ def step_args_schema(verb: Verb) -> dict:
     }
     if verb.required:
         out["required"] = list(verb.required)
+    if verb.one_of:
+        out["anyOf"] = [{"required": [name]} for name in verb.one_of]
     return out

@@ -241,7 +241,16 @@ EVENTS: dict[str, Event] = {
     "effect_prevented": _ev("verb clause card target player source", "clause",
                             "an effect, or part of it, that a rule stopped (4.24.2); the effect did what it could, the steps after it still apply"),
     "decision_pending": _ev("player choice count clause card", "player choice", "the game waits for a `choose`"),
-    "conflict_resolved": _ev("winner clause policy unresolved", "winner clause", "a conflict of effects resolved (102)"),
+    "conflict_resolved": _ev("winner clause policy unresolved target subject losers", "winner clause",
+                             "a conflict of effects resolved (102 / mk:5.10): by `resolve_conflict`, or by the engine when a step brings about (or changes the outcome of) a contradiction of effects in force — then `target` (the card or player), `subject` (`number:<name>`, `ability:<keyword>`, `action:<name>`, `replace:<event>`) and `losers` (ids)"),
+    "replaced": _ev("verb target card effect clause", "verb target card",
+                    "an effect was replaced (mk:5.12.B): `verb` the event replaced, `target` whom it would have happened to, `card` the replacing card, `effect` the entry's id"),
+    "effect_started": _ev("effect source affects", "effect", "a timed effect came into being (99.4); `affects` what it reaches (99.5)"),
+    "effect_ended": _ev("effect", None, "a timed effect ended (99.4)"),
+    "resource_delayed": _ev("effect at player", "effect at", "a delayed resource was set up (114)"),
+    "resource_arrived": _ev("effect player", "effect", "a delayed resource came: its step follows (114.1)"),
+    "repeated": _ev("card clause", "card", "the effects of a card were repeated (106)"),
+    "combat_step": _ev("step", None, "the combat moved to a sub-phase (rb7:harci-fazis I–VII)"),
     "passed": _ev("player phase", None, "a player passed (4.11.7)"),
     "turn_started": _ev("player turn", None, "a turn began; `turn` is the player's own-turn count"),
     "phase_started": _ev("phase player", None, "a phase began"),
@@ -349,6 +358,10 @@ RULE_STOPS: tuple[tuple[str, str, str, str], ...] = (
     ("activate_card", "the card is not on the table", "4.9.3", PREVENTED),
     ("an effect of a played card or an activated ability", "it names a permanent immune to the source",
      "132.0 / 132.4 / 132.5 / 132.7 / 132.8", PREVENTED),
+    ("heal, draw, passivate", "a prohibition in force on the target / player (`prohibit: heal | draw | be_passivated`)", "99.1", PREVENTED),
+    ("damage, heal with `split`", "the shares do not add up to the amount after its modification (nothing is dealt)", "111.1.4 / 111.2.4", PREVENTED),
+    ("repeat", "a repeated part whose target is gone or no target is chosen again", "106.2", PREVENTED),
+    ("delay", "the step still says `$target` (its decisions are made now)", "114.4", INPUT_ERROR),
     # costs: an action, all of it or nothing
     ("discard with `as_cost`", "the hand holds fewer than `count`", "4.17.5", REFUSED),
     ("discard with `as_cost`", "a named card is not in the hand; fewer named than `count`", "4.17.0 / 4.17.3",
@@ -406,6 +419,11 @@ RULE_STOPS: tuple[tuple[str, str, str, str], ...] = (
     ("play, activate", "a target is `untargetable`", "132.11", REFUSED),
     ("play", "a seduction target that is not another player's creature in play, or costs more than X", "134.14", REFUSED),
     ("play", "`pay.muscle` / `pay.recycle` the card's ability does not allow", "134.5 / 135.8", REFUSED),
+    ("attack", "an attacker a prohibition in force forbids to attack (`prohibit: attack`, not overridden)", "99.1", REFUSED),
+    ("attack", "a guard-post creature that must attack (`require: attack`, not overridden) is left out", "rb7:harci-fazis.II", REFUSED),
+    ("attack", "the combat is past sub-phase II", "rb7:harci-fazis.II", REFUSED),
+    ("activate", "a combat ability in sub-phase V or later", "rb7:harci-fazis.IV", REFUSED),
+    ("activate", "regeneration of a creature not damaged by the step right before (or a chain of life-saving steps after it)", "136.8", REFUSED),
     # activate
     ("activate", "an entry without `effects` that is no activated keyword (`regeneration`, "
      "`shadow`, `direct_damage`)", "136.0", REFUSED),
@@ -473,6 +491,9 @@ CARD_FIELDS: dict[str, str] = {
     "effects": "steps carried out when the card resolves",
     "needs_target": "cannot be played without targets",
     "bonus": "`{damage, hp}` an attached card gives the card it sits on",
+    "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; see hkk-rules.md, continuous effects)",
+    "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; see hkk-rules.md, replacement effects)",
+    "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
 }
 RETURNED_CARD_FIELDS: dict[str, str] = {
     "zone": "where the card is: a zone name or `removed`",
@@ -491,7 +512,9 @@ PLAYER_FIELDS: dict[str, str] = {
 THEN_FIELDS: dict[str, str] = {
     "players": "player → pattern over the player's fields",
     "cards": "card id → pattern over the card's fields",
-    "turn": "`{active, phase}`",
+    "turn": "`{active, phase}`, and `combat_step` (I–VII) in the combat phase",
+    "lasting": "the timed effects in force (99.4), a list",
+    "delayed": "the delayed resources still to come (114), a list",
     "removed": "ids of cards that left the game",
     "pending": "the open decision",
     "seed": "the random generator's seed",
@@ -725,6 +748,70 @@ def _event_schema() -> dict:
     }
 
 
+def _effect_schemas() -> dict:
+    """The shapes of model/shapes.py as JSON Schema: continuous entries, timed effects,
+    replacement effects, delayed resources, the combat sub-phases."""
+    from model import shapes   # the engine's own lists of names: one source for both
+    integer = {"type": "integer"}
+    common = {"id": {"type": "string", "minLength": 1},
+              "scope": {"anyOf": [{"enum": list(shapes.SCOPES)},
+                                  {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}}]},
+              "strong": {"type": "boolean"}, "prohibiting": {"type": "boolean"},
+              "ability": {"enum": [None, "static", "activated", "automatic"]}}
+    entry = {
+        "title": "A continuous effect (project addition; docs/spec/hkk-rules.md)",
+        "type": "object",
+        "properties": {**common,
+                       "number": {"enum": list(shapes.NUMBERS + shapes.AMOUNT_NUMBERS)},
+                       "add": integer, "set": integer, "limit": integer,
+                       "grant": {"type": "array", "items": {"$ref": "#/$defs/ability"}},
+                       "lose": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                       "prohibit": {"enum": list(shapes.PROHIBITIONS)},
+                       "require": {"enum": list(shapes.REQUIREMENTS)}},
+        "additionalProperties": False,
+        "oneOf": [{"required": ["number"], "oneOf": [{"required": ["add"]}, {"required": ["set"]}]},
+                  {"required": ["grant"]}, {"required": ["lose"]}, {"required": ["prohibit"]},
+                  {"required": ["require"]}],
+    }
+    lasting = {
+        "title": "A timed effect in force (99.4; project addition)",
+        "type": "object",
+        "properties": {"id": {"type": "string", "minLength": 1}, "source": {"$ref": "#/$defs/card_id"},
+                       "by": {"$ref": "#/$defs/player"}, "effect": {"$ref": "#/$defs/continuous_entry"},
+                       "affects": {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}},
+                       "until": {"enum": ["end_of_turn", "end_of_phase", "turns"]},
+                       "turns_left": {"type": "integer", "minimum": 1},
+                       "created": {"type": "integer", "minimum": 0}},
+        "required": ["id", "effect", "affects"],
+        "additionalProperties": False,
+    }
+    replacer = {
+        "title": "A replacement effect (mk:5.12; project addition)",
+        "type": "object",
+        "properties": {**common, "event": {"enum": list(shapes.REPLACEABLE)},
+                       "instead": {"type": "array", "items": {
+                           "type": "object", "minProperties": 1, "maxProperties": 1,
+                           "propertyNames": {"enum": list(ALL_VERBS)},
+                           "description": "a step; \"$target\" / \"$amount\" stand for whom the "
+                                          "event would happen to and its amount"}}},
+        "required": ["event", "instead"],
+        "additionalProperties": False,
+    }
+    delayed = {
+        "title": "A delayed resource to come (114; project addition)",
+        "type": "object",
+        "properties": {"id": {"type": "string", "minLength": 1}, "at": {"enum": list(shapes.DELAYED_AT)},
+                       "step": {"$ref": "#/$defs/step"}, "by": {"$ref": "#/$defs/player"},
+                       "source": {"$ref": "#/$defs/card_id"}, "created": {"type": "integer", "minimum": 0}},
+        "required": ["at", "step"],
+        "additionalProperties": False,
+    }
+    step = {"title": "A sub-phase of combat (rb7:harci-fazis)",
+            "anyOf": [{"enum": list(shapes.COMBAT_STEPS)}, {"type": "integer", "minimum": 1, "maximum": 7}]}
+    return {"continuous_entry": entry, "lasting": lasting, "replacer": replacer, "delayed": delayed,
+            "combat_step": step}
+
+
 def _counters_schema() -> dict:
     count = {"type": "integer", "minimum": 0}
     return {
@@ -757,6 +844,8 @@ def generated_schema(current: dict | None = None) -> dict:
     pending["by"] = {"$ref": "#/$defs/player", "description": "the player controlling the step's source"}
     pending["then"] = {"type": "array", "description": "the steps of the card's effects that wait "
                        "for the answer"}
+    pending["default"] = {"description": "what an unanswered decision falls back to (the muscle "
+                          "reward, 124.4: `{draw, vp}`)"}
     card["counters"] = {"$ref": "#/$defs/counters"}
     card["abilities"] = {"type": "array", "description": "ability entries",
                          "items": {"$ref": "#/$defs/ability"}}
@@ -771,6 +860,17 @@ def generated_schema(current: dict | None = None) -> dict:
     cost["description"] = "an ability's cost: a card's cost, and passivate"
     d["ability_cost"] = cost
     d["event"] = _event_schema()
+    d.update(_effect_schemas())
+    given_props["lasting"] = {"type": "array", "items": {"$ref": "#/$defs/lasting"},
+                              "description": "project addition: the timed effects in force (99.4)"}
+    given_props["delayed"] = {"type": "array", "items": {"$ref": "#/$defs/delayed"},
+                              "description": "project addition: the delayed resources to come (114)"}
+    d["given"]["properties"]["turn"]["properties"]["combat_step"] = {"$ref": "#/$defs/combat_step"}
+    card["continuous"] = {"type": "array", "items": {"$ref": "#/$defs/continuous_entry"},
+                          "description": CARD_FIELDS["continuous"]}
+    card["replace"] = {"type": "array", "items": {"$ref": "#/$defs/replacer"},
+                       "description": CARD_FIELDS["replace"]}
+    card["just_damaged"] = {"type": "boolean", "description": CARD_FIELDS["just_damaged"]}
     d["card_pattern"] = {
         "title": "A pattern over a returned card",
         "type": "object",

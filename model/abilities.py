@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, keywords, stats
-from .damage import deal_damage, heal, settle
+from . import combat, combat_steps, keywords, stats
+from .damage import deal_damage, heal
 from .effects import apply_effect
 from .zones import Cause, move_card
 from .errors import InputProblem
@@ -147,7 +147,11 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     if cid not in st.players[player].zones["guard_post"]:
         g.refuse("rb7:harci-kepessegek", f"{cid} is not in the guard post: combat abilities are used from "
                                          "the guard post only")
+    if combat_steps.past(g, "IV"):
+        g.refuse("rb7:harci-fazis.IV", f"the combat is in sub-phase {combat_steps.current(g)}: combat "
+                                       "abilities are used in IV", also=("rb7:harci-kepessegek",))
     begin_action(g, player)                                              # IV: the attacker first
+    combat_steps.at_least(g, "IV")
     top = _int(ab, "x", 0)
     n = _int(a, "x", top)
     if n < 0:
@@ -181,7 +185,11 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
             g.emit("damage_prevented", target=target, amount=n, element=ab.get("element"), clause="132.10")
             n = 0                                                        # 132.10, 132.2
         deal_damage(g, target, n, ab.get("element"), source=cid, combat=True)
-        settle(g)                                                        # V: deaths at once
+        if target in g.hit:
+            # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
+            # action right after the damage may still save it (the engine's window, 136.8). It
+            # dies as a combat death (134.4.7).
+            st.turn_info.setdefault("struck_dying", []).append(target)
     finally:
         st.turn_info.pop("in_strike", None)
 
@@ -200,8 +208,9 @@ def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], 
     n = _int(a, "x", 1)
     if n < 1:
         g.refuse("136.6", "regeneration heals at least 1 Ép")
-    if card.wounds <= 0:
-        g.refuse("136.8", f"{cid} is not wounded: regeneration is used right after damage")
+    if card.wounds <= 0 or cid not in st.turn_info.get("just_damaged", ()):
+        g.refuse("136.8", f"{cid} was not damaged right before: regeneration is used right after the "
+                          "damage, as a life-saving action")
     if n > card.wounds:
         g.refuse("rb7:regeneralodas", f"{cid} took {card.wounds} damage: regeneration heals that or part of "
                                       "it, never above the maximum")

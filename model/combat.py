@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import counters, stats
+from . import combat_steps, counters, stats
 from .damage import deal_damage, settle
+from .prohibitions import prohibited, required
 from .errors import InputProblem
 from .game import Game
 from .play import begin_action
@@ -96,6 +97,8 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse(C_DECLARE, f"{player} declares attacks only in {player}'s own combat phase")
     if record(st) is not None:
         g.refuse(C_DECLARE, "the attack is declared once per turn")
+    if combat_steps.past(g, "II"):
+        g.refuse(C_DECLARE, f"the combat is in sub-phase {combat_steps.current(g)}: attacks are declared in II")
     begin_action(g, player)
     opp = other(player)
     opp_guards = list(st.players[opp].zones["guard_post"])
@@ -150,6 +153,9 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
                     g.refuse(C_DECLARE, f"{att} can break through only when every creature in {opp}'s guard "
                                         f"post is attacked; {', '.join(unattacked)} not attacked",
                              also=("rb7:atut-az-orposzton",))
+    _check_required(g, player, [x["attacker"] for x in attacks])
+    for x in attacks:
+        prohibited(g, x["attacker"], "attack")                         # 99.1: "cannot attack"
     st.turn_info["combat"] = {
         "player": player,
         "attacks": [{"attacker": x["attacker"], "target": x["target"]} for x in attacks],
@@ -159,6 +165,17 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
     }
     for x in attacks:
         g.emit("attack_declared", attacker=x["attacker"], target=x["target"])
+    combat_steps.at_least(g, "III")                                    # II done: instants (III)
+
+
+def _check_required(g: Game, player: str, named: list[str]) -> None:
+    """A creature that must attack (a requirement in force that no prohibition overrides) and can
+    — in the guard post — is in the declaration."""
+    for c in g.state.creatures_on_table(player):
+        if c.id in g.state.players[player].zones["guard_post"] and c.id not in named \
+                and required(g, c.id, "attack"):
+            g.refuse(C_DECLARE, f"{c.id} must attack (an effect in force requires it): the declaration "
+                                "leaves it out")
 
 
 def strike_back(g: Game, a: dict[str, Any], by: str) -> None:
@@ -213,8 +230,9 @@ def _target_still_there(st: State, target: str, side: str) -> bool:
     return target in st.players[side].zones["table"] and tc.active
 
 
-def strike(g: Game) -> None:
-    """rb7:harci-fazis.VI: every blow at once, then poison (135.1), then deaths (VII)."""
+def strike(g: Game, window: bool = False) -> None:
+    """rb7:harci-fazis.VI: every blow at once, then poison (135.1), then deaths (VII) — at once, or
+    with `window` (a case stopping in VI/VII, model/combat_steps.py) after a life-saving chance."""
     st = g.state
     rec = record(st)
     if rec is None or rec["struck"]:
@@ -257,7 +275,9 @@ def strike(g: Game) -> None:
                 if stats.has_ability(sc, "poison") else 0
             if n:
                 counters.put_counter(g, target, "poison", n)
-        settle(g)                                                      # VII
+        if window:
+            st.turn_info["struck_dying"] = list(g.hit)                 # they die as struck (134.4.7)
+        settle(g, window=window)                                       # VII
     finally:
         st.turn_info.pop("in_strike", None)
 

@@ -9,19 +9,31 @@ taken at least its SP), rb7:lapok-elpusztitasa (destroyed: to the owner's gravey
 """
 from __future__ import annotations
 
-from . import stats
+from . import numbers, replacement, stats
 from .game import Game
+from .prohibitions import prohibited
 from .resources import heal_player
 from .state import PLAYERS
 from .zones import Cause, move_card
 
 
 def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
-                source: str | None = None, combat: bool = False, by: str | None = None) -> int:
-    """Damage a player or a creature/building on the table; returns the damage dealt."""
+                source: str | None = None, combat: bool = False, by: str | None = None,
+                replaced: bool = False) -> int:
+    """Damage a player or a creature/building on the table; returns the damage dealt.
+
+    The amount is modified by the `damage_taken` effects that reach the target (model/numbers.py);
+    a replacement of the damage (mk:5.12, model/replacement.py) carries out its steps instead."""
     if amount < 0:
         g.refuse("112.0", "damage is a non-negative number")
     st = g.state
+    if not replaced and (target in PLAYERS or st.on_table(target)):
+        amount = numbers.amount(st, amount, "damage_taken", target, g.rules.priority_policy, stats.frozen)
+        args = {"target": target, "amount": amount, "element": element, "source": source}
+        if replacement.replace(g, "damage", target, args, by or st.active,
+                               lambda tg: deal_damage(tg, target, amount, element, source, combat, by, True),
+                               stats.frozen, _apply_step):
+            return 0
     if target in PLAYERS:
         if amount:
             st.players[target].hp -= amount
@@ -54,6 +66,7 @@ def heal(g: Game, target: str, amount: int) -> int:
     if amount < 0:
         g.refuse("112.0", "healing is a non-negative number")
     st = g.state
+    prohibited(g, target, "heal")                     # 99.1: "cannot heal"
     if target in PLAYERS:
         before = st.players[target].hp
         heal_player(g, target, amount)
@@ -68,6 +81,21 @@ def heal(g: Game, target: str, amount: int) -> int:
     if healed:
         g.emit("healed", target=target, amount=healed)
     return healed
+
+
+def _replace_destroy(g: Game, cid: str) -> bool:
+    """mk:5.12: a replacement of the creature's destruction carries out its steps instead."""
+    def attempt(tg: Game) -> None:
+        tg.emit("died", card=cid)
+        move_card(tg, cid, "graveyard", Cause("destroy", damage=True))
+    return replacement.replace(g, "destroy", cid, {"card": cid}, g.state.controller(cid) or g.state.active,
+                               attempt, stats.frozen, _apply_step)
+
+
+def _apply_step(g: Game, verb: str, args: dict, by: str) -> None:
+    """A replacement's step (model/effects.py carries it out; imported late: effects imports this
+    module)."""
+    g.apply_effect(g, verb, args, by)
 
 
 def life_saving_targets(state, verb: str, args: dict) -> set[str]:
@@ -93,6 +121,26 @@ def life_saving_targets(state, verb: str, args: dict) -> set[str]:
     return set()
 
 
+def life_saving_step(state, verb: str, args: dict) -> bool:
+    """Is the step a life-saving action for a creature damaged right before it (136.8, 4.23.3):
+    regeneration of it, healing it, a card played at it?"""
+    just = state.turn_info.get("just_damaged") or []
+    if not just:
+        return False
+    if verb == "activate":
+        cid = args.get("card")
+        card = state.cards.get(cid) if isinstance(cid, str) else None
+        ability = args.get("ability")
+        return card is not None and cid in just and (
+            ability == "regeneration" or (isinstance(ability, int) and 0 <= ability < len(card.abilities)
+                                          and card.abilities[ability].get("keyword") == "regeneration"))
+    if verb == "heal":
+        return args.get("target") in just
+    if verb == "play":
+        return bool(set(args.get("targets") or []) & set(just))
+    return False
+
+
 def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:
     """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed.
 
@@ -107,6 +155,7 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     damaged = st.turn_info.get("damaged_by_damage", [])
     was_dying = list(st.turn_info.get("dying") or [])
     dying: list[str] = []
+    replaced_now: set[str] = set()
     changed = True
     while changed:
         changed = False
@@ -122,9 +171,16 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
                                 g.emit("dying", card=card.id)
                         continue
                     g.emit("died", card=card.id)
+                    if card.id in replaced_now:
+                        continue                           # mk:5.12.C: replaced once in this check
+                    if _replace_destroy(g, card.id):
+                        replaced_now.add(card.id)
+                        changed = True
+                        break
                     move_card(g, card.id, "graveyard",
                               Cause("destroy", damage=card.id in damaged,
-                                    combat=st.turn_info.get("in_strike", False)))
+                                    combat=st.turn_info.get("in_strike", False)
+                                    or card.id in st.turn_info.get("struck_dying", ())))
                     changed = True
                     break
             elif card.kind == "building" and card.base_hp is not None and card.wounds >= card.base_hp \

@@ -13,6 +13,12 @@ resource functions (model/resources.py). Clauses by verb:
 - steal 5.3.2, 5.5.9, 131.10; create 96.0, 96.6, 96.7; passivate 5.5.7.1, 5.4.5, 5.5.4
 - put_counter / remove_counter 117–127 (model/counters.py)
 - resolve_conflict 102 (model/priority.py)
+- damage / heal with `targets` (111.1.2–111.1.3, 111.2.3: one source, the modification for every
+  target) or `split` (111.1.4, 111.2.4: modified once, then split)
+- add_effect 99.4–99.5 (a timed effect, model/continuous.py); delay 114 (model/delayed.py);
+  repeat 106 (the effects of a card carried out again, decisions made again)
+- a prohibition in force (99.1: cannot heal, cannot draw, cannot be passivated) stops that part;
+  a replacement in force (mk:5.12, model/replacement.py) carries out its steps instead
 
 Actions are refused, effects are carried out as far as possible (4.24.2). An effect is never
 refused by a rule: `apply_effect` carries every effect out through `as_far_as_possible`, the one
@@ -27,7 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import counters, damage, resources, stats
+from . import continuous, counters, damage, delayed, numbers, replacement, resources, stats
+from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, card_from_def
@@ -71,12 +78,75 @@ def _player(args: dict[str, Any], by: str, key: str = "player") -> str:
     return p
 
 
+SPELLS = ("instant", "sorcery", "enchantment")                # rb7:varazslatok
+
+
+def _spell_controller(g: Game, source: Any, by: str) -> str | None:
+    """The player whose spell the source is (111.1.3, 111.2.3), or None when it is no spell."""
+    if not isinstance(source, str) or source not in g.state.cards:
+        return None
+    card = g.state.cards.peek(source)
+    if card.kind not in SPELLS:
+        return None
+    return g.state.controller(source) or by
+
+
+def _spell_amount(g: Game, a: dict[str, Any], by: str, number: str) -> int:
+    """111.1.3–111.1.4, 111.2.3–111.2.4: the amount of a spell after the modifiers of its player."""
+    n = _count(a, "amount")
+    who = _spell_controller(g, a.get("source"), by)
+    if who is None:
+        return n
+    return numbers.amount(g.state, n, number, who, g.rules.priority_policy, stats.frozen)
+
+
+def _targets_and_amounts(g: Game, a: dict[str, Any], by: str, number: str, clause: str
+                         ) -> list[tuple[str, int]]:
+    """(target, amount) of a damage / heal step: one `target`; `targets` — the same modified amount
+    to each (111.1.3 / 111.2.3); `split: {target: n}` — the modified amount shared out (111.1.4 /
+    111.2.4: modified once, before the split; the shares must add up to it)."""
+    amount = _spell_amount(g, a, by, number)
+    if "split" in a:
+        split = a["split"]
+        if not isinstance(split, dict) or not split:
+            raise InputProblem("split: a mapping of target -> amount")
+        for t, n in split.items():
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise InputProblem(f"split/{t}: a non-negative integer")
+        if sum(split.values()) != amount:
+            g.refuse(clause, f"the split gives {sum(split.values())}, the amount to split is {amount} "
+                             "(modified once, before it is split)")
+        return list(split.items())
+    if "targets" in a:
+        targets = a["targets"]
+        if not isinstance(targets, list) or not targets:
+            raise InputProblem("targets: a non-empty list of cards or players")
+        return [(t, amount) for t in targets]
+    if "target" not in a:
+        raise InputProblem("target: the card or player (or `targets`, or `split`)")
+    return [(a["target"], amount)]
+
+
 def do_damage(g: Game, a: dict[str, Any], by: str) -> None:
-    damage.deal_damage(g, a["target"], _count(a, "amount"), a.get("element"), a.get("source"), by=by)
+    parts = _targets_and_amounts(g, a, by, "spell_damage", "111.1.4")
+    for target, amount in parts:
+        where = {"target": target, "source": a.get("source") if isinstance(a.get("source"), str) else None}
+        as_far_as_possible(g, "damage", lambda t=target, n=amount: damage.deal_damage(
+            g, t, n, a.get("element"), a.get("source"), by=by, replaced=bool(a.get(replacement.REPLACED_MARK))),
+            **where)
 
 
 def do_heal(g: Game, a: dict[str, Any], by: str) -> None:
-    damage.heal(g, a["target"], _count(a, "amount"))
+    for target, amount in _targets_and_amounts(g, a, by, "spell_healing", "111.2.4"):
+        as_far_as_possible(g, "heal", lambda t=target, n=amount: _heal_one(g, t, n, a, by), target=target)
+
+
+def _heal_one(g: Game, target: str, amount: int, a: dict[str, Any], by: str) -> None:
+    if not a.get(replacement.REPLACED_MARK) and replacement.replace(
+            g, "heal", target, {**a, "target": target, "amount": amount}, by,
+            lambda tg: damage.heal(tg, target, amount), stats.frozen, apply_effect):
+        return
+    damage.heal(g, target, amount)
 
 
 def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
@@ -95,7 +165,9 @@ def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
 
 
 def do_draw(g: Game, a: dict[str, Any], by: str) -> None:
-    draw_cards(g, _player(a, by), _count(a))
+    player = _player(a, by)
+    prohibited(g, player, "draw")
+    draw_cards(g, player, _count(a))
 
 
 def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
@@ -336,6 +408,7 @@ def do_passivate(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards cannot be passivated")
     if not card.active:
         g.refuse("5.5.7.1", f"{cid} is already passive: only an active card can be passivated")
+    prohibited(g, cid, "be_passivated")
     card.active = False
     g.emit("passivated", card=cid)
 
@@ -348,6 +421,71 @@ def do_activate_card(g: Game, a: dict[str, Any], by: str) -> None:
     if not card.active:
         card.active = True
         g.emit("activated", card=cid)
+
+
+def do_add_effect(g: Game, a: dict[str, Any], by: str) -> None:
+    """99.4–99.5: a one-shot effect creates a timed effect; it reaches what is in play now."""
+    entry = a.get("effect")
+    if not isinstance(entry, dict):
+        raise InputProblem("effect: a continuous-effect entry (number / grant / lose / prohibit / require)")
+    source = a.get("source") if isinstance(a.get("source"), str) else None
+    item = continuous.create_lasting(g.state, entry, source, by, a.get("until", "end_of_turn"), a.get("id"))
+    g.emit("effect_started", effect=item["id"], source=source, affects=list(item["affects"]))
+
+
+def do_delay(g: Game, a: dict[str, Any], by: str) -> None:
+    """114: a delayed resource — the step comes at `at`; its decisions are made now (114.4)."""
+    delayed.schedule(g, a, by)
+
+
+def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
+    """106: the effects of a card (a spell just played, an ability) carried out again.
+    106.2: decisions are made again (`targets`), the conditions must hold again: a part whose
+    condition fails does not happen. 106.1/106.3: repeating is a step of its own — obligatory for
+    an automatic ability or a spell, optional for an activated ability (the step is then simply
+    not written). 106.8: the repeated effect is the effect of the card that repeats it (the step's
+    `source`), not of the original; 106.5–106.6: repeating is not playing (no `played`)."""
+    cid = a.get("card")
+    card = g.card(cid)
+    ability = a.get("ability")
+    if ability is None:
+        steps = card.effects
+    else:
+        ab = card.abilities[ability] if isinstance(ability, int) and 0 <= ability < len(card.abilities) \
+            else next((x for x in card.abilities if x.get("keyword") == ability), None)
+        if ab is None:
+            raise InputProblem(f"ability: {cid} has no ability {ability!r}")
+        steps = ab.get("effects") or []
+    if not steps:
+        raise InputProblem(f"card: {cid} has no effects to repeat")
+    targets = a.get("targets") or []
+    from .keywords import check_targets, unaffected
+    repeater = g.card(a["source"]) if isinstance(a.get("source"), str) else card   # 106.8
+    for step in steps:
+        (verb, sargs), = step.items()
+        sargs = dict(sargs or {})
+        if any(v == "$target" for v in sargs.values()):
+            if not targets:                              # 106.2: the decision must be made again
+                g.emit("effect_prevented", verb=verb, clause="106.2", source=cid)
+                continue
+            sargs = {k: (targets[0] if v == "$target" else v) for k, v in sargs.items()}
+        sargs["source"] = a["source"] if isinstance(a.get("source"), str) else cid   # 106.8
+        target = sargs.get("target") or sargs.get("card")
+        if isinstance(target, str) and target in g.state.cards:
+            # 106.2: the conditions must hold again — the target still in play, targetable, not immune
+            if verb in _TABLE_VERBS and not g.state.on_table(target):
+                g.emit("effect_prevented", verb=verb, clause="106.2", target=target, source=cid)
+                continue
+            if unaffected(g, repeater, verb, sargs):      # emits effect_prevented (132)
+                continue
+            if not as_far_as_possible(g, verb, lambda t=target: check_targets(g, [t], repeater),
+                                      target=target, source=cid):
+                continue
+        apply_effect(g, verb, sargs, by)
+    g.emit("repeated", card=cid, clause="106.1" if ability is None else "106.3")
+
+
+_TABLE_VERBS = ("damage", "heal", "put_counter", "remove_counter", "passivate", "steal", "activate_card")
 
 
 def do_resolve_conflict(g: Game, a: dict[str, Any], by: str) -> None:
@@ -372,7 +510,12 @@ EFFECTS: dict[str, Handler] = {
     "gain_vp": do_gain_vp, "gain_components": do_gain_components, "steal": do_steal,
     "create": do_create, "passivate": do_passivate, "activate_card": do_activate_card,
     "search": do_search, "shuffle": do_shuffle, "resolve_conflict": do_resolve_conflict,
+    "add_effect": do_add_effect, "delay": do_delay, "repeat": do_repeat,
 }
+# effects a replacement may replace at the step (damage: model/damage.py; destroy: settle) and
+# whom the event happens to
+_REPLACE_AT_STEP = {"draw": "player", "discard": "player", "mill": "player", "gain_vp": "player",
+                    "sacrifice": "card", "put_counter": "card"}
 
 
 
@@ -409,10 +552,17 @@ def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     handler = EFFECTS.get(verb)
     if handler is None:
         raise InputProblem(f"unknown effect verb {verb!r}")
+    if verb in _REPLACE_AT_STEP and not args.get(replacement.REPLACED_MARK):
+        subject = args.get("player", by) if _REPLACE_AT_STEP[verb] == "player" else args.get("card")
+        if isinstance(subject, str) and replacement.replace(
+                g, verb, subject, args, by, lambda tg: handler(tg, args, by), stats.frozen, apply_effect):
+            return                                       # mk:5.12.B: a replaced cost counts as paid
     if args.get("as_cost"):
         handler(g, args, by)
         return
     as_far_as_possible(g, verb, lambda: handler(g, args, by), **_where(verb, args, by))
 
+
+Game.apply_effect = staticmethod(apply_effect)
 
 __all__ = ["EFFECTS", "apply_effect", "as_far_as_possible", "draw_cards", "sacrifice_permanent"]

@@ -15,8 +15,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import abilities, combat, turn
-from .damage import life_saving_targets, settle
+from . import abilities, combat, continuous, muscle, numbers, stats, turn
+from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
 from .game import Game
@@ -34,6 +34,7 @@ ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     "play": play,
     **combat.ACTIONS,
     **abilities.ACTIONS,
+    "_muscle_reward": muscle.muscle_decision,
 }
 # verbs a case may use; names starting with "_" are the engine's own (answers to pending choices)
 SUPPORTED_VERBS = sorted(v for v in set(ACTIONS) | set(EFFECTS) | {"choose"} if not v.startswith("_"))
@@ -109,6 +110,8 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         raise InputProblem(f"by: unknown player {by!r}")
     g = Game(state.clone(), rules)
     try:
+        if g.state.pending and verb != "choose" and "default" in g.state.pending:
+            fall_back(g)                 # an unanswered decision with a default (124.4) takes it
         if g.state.pending and verb != "choose":
             g.refuse("4.23.5", f"{g.state.pending['player']} must first answer the pending "
                                f"{g.state.pending['choice']} decision")
@@ -119,11 +122,81 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
             spare = life_saving_targets(g.state, verb, args)
             if set(dying) - spare:
                 settle(g, spare=spare)   # the window closes for every creature this step does not try to save
+        saving = life_saving_step(g.state, verb, args)
+        before = _conflicts(g.state, rules)
         _dispatch(g, verb, args, by)
         settle(g, window=True)
+        _window(g, saving)
+        _report_conflicts(g, before)
+        open_muscle_decision(g)
     except Refusal as refusal:
         return Outcome(state=state, events=[], refusal=refusal)
     return Outcome(state=g.state, events=g.events)
+
+
+def open_muscle_decision(g: Game) -> None:
+    """124.4: the next muscle reward waiting becomes the player's pending decision (`choose` with
+    `value: {draw, vp}`); `default` is what an unanswered decision falls back to."""
+    st = g.state
+    queue = st.turn_info.get("muscle_queue")
+    if st.pending or not queue:
+        return
+    item = queue.pop(0)
+    if not queue:
+        st.turn_info.pop("muscle_queue", None)
+    step = {"card": item["card"], "player": item["player"], "count": item["count"], "cause": item["cause"]}
+    st.pending = {"player": item["player"], "choice": "muscle_reward", "count": item["count"],
+                  "options": ["draw", "vp"], "step": {"_muscle_reward": step}, "by": item["player"],
+                  "default": muscle.muscle_default(g, item["player"], item["count"])}
+    g.emit("decision_pending", player=item["player"], choice="muscle_reward", count=item["count"],
+           clause="124.4", card=item["card"])
+
+
+def fall_back(g: Game) -> None:
+    """Every unanswered decision with a default takes it (the next step is no answer, or the run ends)."""
+    st = g.state
+    while st.pending and "default" in st.pending:
+        pend = st.pending
+        st.pending = None
+        (verb, args), = pend["step"].items()
+        _dispatch(g, verb, {**args, "value": pend["default"]}, pend.get("by", st.active))
+        open_muscle_decision(g)
+
+
+def _window(g: Game, saving: bool) -> None:
+    """136.8: the creatures damaged by this step may be saved right after it; a life-saving step
+    keeps the window open for those damaged before it, any other step closes it."""
+    st = g.state
+    keep = list(st.turn_info.get("just_damaged") or []) if saving else []
+    for cid in g.hit:
+        if cid not in keep:
+            keep.append(cid)
+    keep = [c for c in keep if st.on_table(c)]
+    if keep:
+        st.turn_info["just_damaged"] = keep
+    else:
+        st.turn_info.pop("just_damaged", None)
+    if not st.turn_info.get("dying"):
+        st.turn_info.pop("struck_dying", None)
+
+
+def _conflicts(st: State, rules: Ruleset) -> dict[tuple[str, str], tuple]:
+    if not continuous.any_in_force(st):
+        return {}
+    return {(c["target"], c["subject"]): (c["winner"], tuple(c["losers"]), c["clause"])
+            for c in numbers.conflicts(st, rules.priority_policy, stats.frozen)}
+
+
+def _report_conflicts(g: Game, before: dict[tuple[str, str], tuple]) -> None:
+    """`conflict_resolved` for each contradiction of effects in force that this step brought
+    about or whose outcome it changed (102 / mk:5.10, decided by the engine itself)."""
+    after = _conflicts(g.state, g.rules)
+    for key, (winner, losers, clause) in sorted(after.items()):
+        if before.get(key) == (winner, losers, clause):
+            continue
+        g.emit("conflict_resolved", winner=winner, clause=clause, policy=g.rules.priority_policy,
+               unresolved=True if winner is None else None, target=key[0], subject=key[1],
+               losers=list(losers))
 
 
 @dataclass
@@ -149,10 +222,15 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
             break
         state = out.state
         events.extend(out.events)
-    if state.turn_info.get("dying"):
+    if state.turn_info.get("dying") or (state.pending and "default" in state.pending):
         # the run ends (a refused step ends it too, leaving the state of the steps before it):
-        # no life-saving action came, the dying creatures die
+        # no life-saving action came, the dying creatures die; a decision left unanswered that
+        # has a default (124.4) takes it
         g = Game(state.clone(), rules)
+        if state.turn_info.get("dying"):
+            settle(g)
+        open_muscle_decision(g)
+        fall_back(g)
         settle(g)
         state = g.state
         events.extend(g.events)

@@ -23,6 +23,11 @@ class Game:
         self.hit: list[str] = []   # creatures and buildings damaged during this step (life-saving window)
         self.sources: list[str] = []   # players whose card's effects are resolving (135.2, 135.4)
         self.deferred: list[Any] = []  # what waits until the resolving source is done (rb7:buntetes)
+        self.replacing = False          # a trial run of an effect (mk:5.12.D): nothing is replaced in it
+
+    # carries out one effect step; model/effects.py installs it (modules it imports call back
+    # through here, e.g. a replacement's steps inside damage)
+    apply_effect: Any = None
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import priority, resources, stats
+from . import continuous, numbers, priority, resources, stats
 from .errors import InputProblem
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
@@ -98,7 +98,8 @@ def _x(ab: dict[str, Any], key: str = "x", default: int = 0) -> int:
 
 def granted(state: State, card: Card) -> list[tuple[dict[str, Any], Card]]:
     """128.1: (ability, giver) for each ability a card sitting on this one gives it:
-    the giver's `{keyword: grant, abilities: [...]}`."""
+    the giver's `{keyword: grant, abilities: [...]}`; and those a continuous effect in force
+    grants it (`{grant: [...]}`, model/continuous.py; a timed effect's giver is its source)."""
     if not state.on_table(card.id):
         return []
     out = []
@@ -107,7 +108,22 @@ def granted(state: State, card: Card) -> list[tuple[dict[str, Any], Card]]:
         for grant in stats.ability_entries(giver, "grant"):     # a frozen giver gives nothing (119.1)
             for ab in grant.get("abilities") or []:
                 out.append((dict(ab), giver))
+    for act in continuous.reaching(state, card.id, "grant", stats.frozen):
+        giver = state.cards[act.source] if act.source in state.cards else card
+        for ab in act.entry["grant"]:
+            out.append((dict(ab), giver))
     return out
+
+
+def lost(g: Game, card: Card, keyword: str) -> bool:
+    """A continuous effect in force takes the ability (`{lose: [keyword]}`) — unless a grant of it
+    prevails by the priority order (102 / mk:5.10); tied, neither holds and the card keeps what it has."""
+    st = g.state
+    if not continuous.reaching(st, card.id, "lose", stats.frozen, keyword):
+        return False
+    if not continuous.reaching(st, card.id, "grant", stats.frozen):
+        return True
+    return numbers.winner_of(st, card.id, f"ability:{keyword}", g.rules.priority_policy, stats.frozen) is False
 
 
 def _grant_beats_freeze(state: State, card: Card, giver: Card, policy: str) -> bool:
@@ -119,7 +135,10 @@ def _grant_beats_freeze(state: State, card: Card, giver: Card, policy: str) -> b
 
 
 def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
-    """The working entries of a keyword on the card: own (stats.ability_entries) and granted."""
+    """The working entries of a keyword on the card: own (stats.ability_entries) and granted,
+    none when an effect in force takes it (`lost`)."""
+    if continuous.any_in_force(g.state) and lost(g, card, keyword):
+        return []
     out = list(stats.ability_entries(card, keyword))
     for ab, giver in granted(g.state, card):
         if ab.get("keyword") != keyword:
@@ -511,8 +530,10 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
         return
     controller = rec["controller"]
     if rec["muscle"]:
-        _muscle_reward(g, card.id, controller, rec["muscle"],
-                       lambda top: mover(g, top, "hand", rec["draw_cause"]))
+        # 124.4: the player decides for all counters at once — a pending decision opened when the
+        # step is done (model/engine.py `open_muscle_decision`); unanswered, the default applies
+        g.state.turn_info.setdefault("muscle_queue", []).append(
+            {"card": card.id, "player": controller, "count": rec["muscle"], "cause": rec["draw_cause"]})
     who = rec.get("responsible")
     if who is None:
         return
@@ -562,24 +583,6 @@ def end_source(g: Game) -> None:
         waiting, g.deferred = g.deferred, []
         for fn in waiting:
             fn()
-
-
-def _muscle_reward(g: Game, cid: str, player: str, n: int, to_hand: Callable[[str], Any]) -> None:
-    """124.2–124.4: per muscle counter a draw or 1 VP, decided at once for all (project default:
-    VP up to the maximum, draws beyond), carried out together."""
-    pl = g.state.players[player]
-    vps = min(n, max(0, pl.max_vp - pl.vp))
-    draws = n - vps
-    g.emit("muscle_reward", card=cid, player=player, draw=draws, vp=vps)
-    deck = pl.zones["deck"]
-    for _ in range(draws):                                           # 4.12.0: an empty deck gives nothing
-        if not deck:
-            break
-        top = deck[0]
-        to_hand(top)
-        g.emit("drew", player=player, card=top)
-    if vps:
-        resources.gain_vp(g, player, vps)
 
 
 __all__ = ["entries", "has", "granted", "poison_immune", "cost_value", "refresh", "check_targets",

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from .errors import InputProblem
 from .ruleset import Ruleset
+from .shapes import check_delayed, check_entry, check_lasting, check_replacer, check_step
 
 PLAYERS = ("A", "B")
 PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
@@ -29,6 +30,7 @@ PERMANENT_KINDS = ("creature", "enchantment", "item", "building", "skill", "body
 _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "damage", "hp",
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
+                "continuous", "replace", "just_damaged",
                 # returned-only fields, accepted back so a returned state can be a `given`
                 "zone", "player", "max_hp", "base_damage", "base_hp", "dying", "attacking"}
 
@@ -57,6 +59,8 @@ class Card:
     attached_to: str | None = None
     bonus: dict[str, int] = field(default_factory=dict)
     effects: list[dict[str, Any]] = field(default_factory=list)
+    continuous: list[dict[str, Any]] = field(default_factory=list)   # model/continuous.py
+    replace: list[dict[str, Any]] = field(default_factory=list)      # model/replacement.py
     needs_target: bool = False
     enters_active: bool = False   # the definition says `active: true` (131.6.1): enters the table active
     timestamp: int = 0
@@ -182,6 +186,8 @@ class State:
     rng_counter: int = 0
     clock: int = 0                           # timestamps for "played later" (102.3)
     pending: dict[str, Any] | None = None
+    lasting: list[dict[str, Any]] = field(default_factory=list)   # timed effects (99.4, model/continuous.py)
+    delayed: list[dict[str, Any]] = field(default_factory=list)   # delayed resources (114, model/delayed.py)
     turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
     # card id → (player, zone) of the zone listing it: the index `locate` reads in constant time.
     # Kept by the one zone mover (model/zones.py) with every change of a zone's members, built by
@@ -204,6 +210,8 @@ class State:
         st.result = copy.deepcopy(self.result) if self.result else None
         st.pending = copy.deepcopy(self.pending) if self.pending else None
         st.turn_info = copy.deepcopy(self.turn_info) if self.turn_info else {}
+        st.lasting = [dict(x) for x in self.lasting]
+        st.delayed = [dict(x) for x in self.delayed]
         st.where = dict(self.where)
         return st
 
@@ -265,6 +273,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     turn = given.get("turn") or {}
     active = turn.get("active", "A")
     phase = turn.get("phase", "main1")
+    combat_step = turn.get("combat_step")
     if active not in PLAYERS:
         raise InputProblem(f"/turn/active: unknown player {active!r}")
     if phase not in PHASES:
@@ -320,6 +329,17 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     # the order the permanents lie in stands for the order they were played (102.3)
     for c in state.permanents():
         c.timestamp = state.tick()
+    state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
+    state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
+    if state.lasting:
+        state.clock = max(state.clock, max(int(x.get("created", 0)) for x in state.lasting))
+    if combat_step is not None:
+        state.turn_info["combat_step"] = check_step(combat_step, phase, "/turn/combat_step")
+    elif phase == "combat":
+        state.turn_info["combat_step"] = "I"     # a combat given without its sub-phase is in I
+    for c in state.permanents():
+        if defs[c.id].get("just_damaged"):
+            state.turn_info.setdefault("just_damaged", []).append(c.id)   # 136.8: the window is open
     if given.get("pending"):
         pend = given["pending"]
         step = pend.get("step") if isinstance(pend, dict) else None
@@ -345,6 +365,20 @@ def _canonical_ability(a: Any, where: str) -> dict[str, Any]:
     a = dict(a)
     a["keyword"] = KEYWORD_ALIASES.get(a["keyword"], a["keyword"])
     return a
+
+
+def _entries(value: Any, where: str, kind: str) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputProblem(f"{where}: a list")
+    if kind == "continuous":
+        for i, e in enumerate(value):
+            check_entry(e, f"{where}/{i}")
+    else:
+        for i, e in enumerate(value):
+            check_replacer(e, f"{where}/{i}")
+    return copy.deepcopy(list(value))
 
 
 def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -> Card:
@@ -373,6 +407,8 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         attached_to=d.get("attached_to"),
         bonus={str(k): _int(v, f"{where}/bonus/{k}") for k, v in (d.get("bonus") or {}).items()},
         effects=copy.deepcopy(list(d.get("effects") or [])),
+        continuous=_entries(d.get("continuous"), f"{where}/continuous", "continuous"),
+        replace=_entries(d.get("replace"), f"{where}/replace", "replace"),
         needs_target=bool(d.get("needs_target", False)),
         enters_active=d.get("active") is True,
         extra={k: copy.deepcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},

@@ -10,10 +10,12 @@ counter is left and only if the card entered play with its counters; one
 marked `temporary: X` only while a temporary counter is left), 132.13 (a
 counter that has no effect on the card: `{keyword: unaffected_by, counter: C}`).
 The base state keeps printed values and wounds only; everything here is derived.
+Continuous effects on Sebzés and Ép (99.4, 102, mk:5.11): model/numbers.py.
 Granted abilities (128.1, 119.2) need the state: model/keywords.py.
 """
 from __future__ import annotations
 
+from . import numbers
 from .ruleset import Ruleset
 from .state import Card, State
 
@@ -51,16 +53,20 @@ def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
 
 
 def damage(state: State, card: Card, rules: Ruleset) -> int | None:
+    """Current Sebzés: printed, the built-in bonuses and the continuous effects (model/numbers.py)."""
     if card.base_damage is None:
         return None
-    return max(0, card.base_damage + bonuses(state, card, rules)[0])
+    return max(0, numbers.card_number(state, card, "damage", card.base_damage,
+                                      bonuses(state, card, rules)[0], rules.priority_policy, frozen))
 
 
 def max_hp(state: State, card: Card, rules: Ruleset) -> int | None:
+    """Maximum Ép: printed, the built-in bonuses (creatures) and the continuous effects."""
     if card.base_hp is None:
         return None
     bonus = bonuses(state, card, rules)[1] if card.is_creature else 0
-    return max(0, card.base_hp + bonus)
+    return max(0, numbers.card_number(state, card, "hp", card.base_hp, bonus, rules.priority_policy,
+                                      frozen))
 
 
 def current_hp(state: State, card: Card, rules: Ruleset) -> int | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, counters, resources
+from . import combat, combat_steps, continuous, counters, delayed, resources
 from .damage import settle
 from .effects import draw_cards
 from .errors import InputProblem
@@ -41,6 +41,8 @@ def _enter(g: Game, phase: str) -> None:
     st.phase = phase
     start_phase_record(st)                                        # a new phase: nobody has acted
     g.emit("phase_started", phase=phase, player=st.active)
+    if phase == "combat":
+        st.turn_info["combat_step"] = "I"                         # rb7:harci-fazis.I
     if phase == "preparation":
         _preparation(g)
     elif phase == "draw":
@@ -67,6 +69,7 @@ def _preparation(g: Game) -> None:
     reserve_creatures = sum(1 for cid in pl.zones["reserve"] if st.cards[cid].is_creature)
     income = g.rules.vp_income_for(pl.turn) + reserve_creatures // g.rules.reserve_creatures_per_vp
     resources.gain_vp(g, p, income)                               # 3.13, 3.18
+    delayed.due(g, "preparation", p)                              # 114: resources delayed to now
     counters.preparation_counters(g, p)                           # 118–127
     for card in list(st.permanents(p)):                           # stage 3: activation
         if not card.active and not card.counter("sleep"):        # 118.2
@@ -98,8 +101,11 @@ def next_phase(g: Game) -> None:
     st = g.state
     if st.phase == "combat":
         combat.strike(g)                                          # rb7:harci-fazis.VI–VII
+        settle(g)                                                 # the end of VII: no window left
+        st.turn_info.pop("combat_step", None)
         if st.result is not None:
             return
+    _phase_over(g, turn_end=st.phase == "end")
     if st.phase == "end" and g.rules.reading("healing-timing") == "phase-end":
         _end_of_turn(g)                                           # rb7:gyogyulasi-fazis, 3.14–3.15
         settle(g)
@@ -112,21 +118,41 @@ def next_phase(g: Game) -> None:
         _begin_turn(g, other(st.active))
 
 
+def _phase_over(g: Game, turn_end: bool) -> None:
+    """The end of a phase (and of the turn): timed effects end (99.4), delayed resources come (114)."""
+    st = g.state
+    delayed.due(g, "end_of_phase")
+    if turn_end:
+        delayed.due(g, "end_of_turn")
+    for ident in continuous.expire(st, "turn_end" if turn_end else "phase_end"):
+        g.emit("effect_ended", effect=ident)
+    settle(g)
+
+
 def advance(g: Game, a: dict[str, Any], by: str) -> None:
     target = a.get("to")
     if target not in PHASES:
         raise InputProblem(f"to: unknown phase {target!r}")
+    step = a.get("step")
+    if step is not None:
+        step = combat_steps.check_step(step, target, "step")
     st = g.state
     if st.result is not None:
         g.refuse("4.19.1", "the game is over")
     if st.pending:
         g.refuse("4.23.5", "a decision is pending")
+    cur = combat_steps.current(g)
+    if step is not None and cur is not None and combat_steps.index(step) > combat_steps.index(cur):
+        combat_steps.run_to(g, step, combat.strike, settle)      # within this combat (rb7:harci-fazis)
+        return
     first = True
     while first or st.phase != target:
         first = False
         next_phase(g)
         if st.result is not None:
             return
+    if step is not None and step != "I":
+        combat_steps.run_to(g, step, combat.strike, settle)
 
 
 def pass_phase(g: Game, a: dict[str, Any], by: str) -> None:

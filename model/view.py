@@ -52,6 +52,12 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
         d["bonus"] = dict(card.bonus)
     if card.effects:
         d["effects"] = copy.deepcopy(card.effects)
+    if card.continuous:
+        d["continuous"] = copy.deepcopy(card.continuous)
+    if card.replace:
+        d["replace"] = copy.deepcopy(card.replace)
+    if zone in TABLE_ZONES and card.id in state.turn_info.get("just_damaged", ()):
+        d["just_damaged"] = True       # damaged by the last step: a life-saving action may follow (136.8)
     if card.needs_target:
         d["needs_target"] = True
     for k, v in card.extra.items():
@@ -69,14 +75,21 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
         for z in ZONES:
             pd[z] = list(pl.zones[z])
         players[p] = pd
+    turn: dict[str, Any] = {"active": state.active, "phase": state.phase}
+    if state.phase == "combat" and state.turn_info.get("combat_step"):
+        turn["combat_step"] = state.turn_info["combat_step"]     # rb7:harci-fazis I–VII
     out: dict[str, Any] = {
-        "turn": {"active": state.active, "phase": state.phase},
+        "turn": turn,
         "players": players,
         "cards": {cid: card_dict(state, c, rules) for cid, c in state.cards.peek_items()},
         "removed": list(state.removed),
         "seed": state.seed,
         "ruleset": rules.name,
     }
+    if state.lasting:
+        out["lasting"] = copy.deepcopy(state.lasting)             # timed effects in force (99.4)
+    if state.delayed:
+        out["delayed"] = copy.deepcopy(state.delayed)             # delayed resources to come (114)
     if state.pending:
         out["pending"] = copy.deepcopy(state.pending)   # the decision and the step it resumes
     return out

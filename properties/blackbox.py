@@ -144,6 +144,10 @@ def random_step(rng: random.Random, state: dict[str, Any], n: int) -> dict[str, 
     pending = state.get("pending")
     if pending and rng.random() < 0.85:
         opts = list(pending.get("options") or [])
+        if pending.get("choice") == "muscle_reward":     # 124.4: decided with a value
+            n = int(pending.get("count") or 0)
+            d = rng.randint(0, n)
+            return {"choose": {"player": pending.get("player", active), "value": {"draw": d, "vp": n - d}}}
         k = min(int(pending.get("count") or 0), len(opts))
         return {"choose": {"player": pending.get("player", active), "cards": rng.sample(opts, k)}}
     p = active if rng.random() < 0.65 else _opp(active)

@@ -85,6 +85,11 @@ def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) ->
     if state.pending:
         pend = state.pending
         opts = list(pend.get("options") or [])
+        if pend.get("choice") == "muscle_reward":        # 124.4: decided with a value
+            n = int(pend.get("count", 0))
+            k = rng.randint(0, n)
+            out.append({"choose": {"player": pend["player"], "value": {"draw": k, "vp": n - k}}})
+            return out
         out.append({"choose": {"player": pend["player"],
                                "cards": rng.sample(opts, min(int(pend.get("count", 0)), len(opts)))}})
         return out

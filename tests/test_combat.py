@@ -267,7 +267,8 @@ def regen(card, n, player="A"):
 
 def test_regeneration_costs_x_vp_per_ep():
     given = {"players": {"A": {"vp": 10, "reserve": ["c1", "c2"]}},
-             "cards": {"c1": cr(1, 5, REGEN1, wounds=3), "c2": cr(1, 5, REGEN2, wounds=3)}}
+             "cards": {"c1": cr(1, 5, REGEN1, wounds=3, just_damaged=True),
+                       "c2": cr(1, 5, REGEN2, wounds=3, just_damaged=True)}}
     res = run(given, [regen("c1", 2)])
     assert res.state["cards"]["c1"]["hp"] == 4 and res.state["players"]["A"]["vp"] == 8
     res = run(given, [regen("c2", 2)])
@@ -276,11 +277,11 @@ def test_regeneration_costs_x_vp_per_ep():
 
 def test_regeneration_refusals():
     given = {"players": {"A": {"vp": 10, "reserve": ["c1", "c2"]}},
-             "cards": {"c1": cr(1, 9, REGEN1, wounds=6), "c2": cr(1, 5, REGEN1)}}
+             "cards": {"c1": cr(1, 9, REGEN1, wounds=6, just_damaged=True), "c2": cr(1, 5, REGEN1)}}
     refused(given, [regen("c1", 3), regen("c1", 2)], "136.7")          # at most 4 a turn
     refused(given, [regen("c2", 1)], "136.8")                          # not wounded
     refused(given, [regen("c1", 7)], "rb7:regeneralodas")              # above the maximum
-    poor = {"players": {"A": {"vp": 1, "reserve": ["c1"]}}, "cards": {"c1": cr(1, 9, REGEN2, wounds=2)}}
+    poor = {"players": {"A": {"vp": 1, "reserve": ["c1"]}}, "cards": {"c1": cr(1, 9, REGEN2, wounds=2, just_damaged=True)}}
     refused(poor, [regen("c1", 1)], "4.20.3")
     prep = {"turn": {"active": "A", "phase": "preparation"}, **given}
     refused(prep, [regen("c1", 1)], "rb7:elokeszito-fazis")
@@ -288,7 +289,8 @@ def test_regeneration_refusals():
 
 
 def test_regeneration_is_life_saving_not_bound_by_who_acts_first():
-    given = {"players": {"B": {"vp": 2, "guard_post": ["c1"]}}, "cards": {"c1": cr(1, 5, REGEN1, wounds=2)}}
+    given = {"players": {"B": {"vp": 2, "guard_post": ["c1"]}},
+             "cards": {"c1": cr(1, 5, REGEN1, wounds=2, just_damaged=True)}}
     res = run(given, [regen("c1", 2, player="B")])
     assert res.state["cards"]["c1"]["wounds"] == 0
 

@@ -24,7 +24,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-MUTANTS = yaml.safe_load((ROOT / "tests" / "mutants.yaml").read_text(encoding="utf-8"))["mutants"]
+# tests/mutants.yaml and the topic files tests/mutants-*.yaml (one per part of the corpus)
+MUTANTS = [m for f in [ROOT / "tests" / "mutants.yaml", *sorted((ROOT / "tests").glob("mutants-*.yaml"))]
+           for m in yaml.safe_load(f.read_text(encoding="utf-8"))["mutants"]]
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,0 +1,220 @@
+"""Effects that last: a card's continuous effects, timed effects, their scope and duration.
+
+Clauses covered
+---------------
+* 99.4 (Hatóidő): a source that works for a set time but is not permanent is in force from
+  the moment it comes into being until its effect ends — a *timed effect* (`lasting`), created
+  by the effect verb `add_effect` with `until: end_of_turn | end_of_phase | {turns: N}`.
+* 99.5 (Hatókör): a timed effect reaches only the permanents already in play when it comes
+  into being: its scope is read once, at creation, into the fixed list `affects`.
+* 99.1: a prohibition of an action ("cannot heal", "cannot draw", "cannot attack") — the
+  `prohibit` entries; what they stop is reported with clause 99.1.
+* 100.0, 101.0, 102.0–102.4 (mk:5.10 under `kodex-mk`): the attributes an entry carries for the
+  priority order — `strong`, continuous (a card's entry) or one-shot (a timed effect), the
+  timestamp (the source's entry into play, or the timed effect's creation), the ability kind.
+* 119.1: a frozen card's own abilities do not work — nor do its continuous entries.
+
+A card's `continuous` entries work while the card is on the table. Each entry is one of
+
+    {number: damage | hp, add: N | set: N, limit: L}   Sebzés / maximum Ép of the cards in scope
+    {number: spell_damage | spell_healing, add: N}    damage / healing of the spells of the
+                                                      players in scope (111.1.3–111.2.4)
+    {number: damage_taken, add: N}                    damage dealt to the cards / players in scope
+    {grant: [abilities]} / {lose: [keywords]}         abilities given or taken (128.1)
+    {prohibit: attack | heal | draw | be_passivated}  an action forbidden (99.1)
+    {require: attack}                                 an action required
+
+with `scope` (`self` default, `attached`, `own_creatures`, `opponent_creatures`,
+`all_creatures`, `controller`, `opponent`, `players`, or a list of card ids), `strong`,
+`ability` (`static` default), `prohibiting` (mk:5.10.F; default true for `prohibit`/`lose`).
+Computed numbers: model/numbers.py; replacement effects: model/replacement.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from .errors import InputProblem
+from .priority import Effect
+from .state import PLAYERS, Card, State, other
+
+from .shapes import (AMOUNT_NUMBERS, ENTRY_KINDS, NUMBERS, PLAYER_SCOPES, PROHIBITIONS,  # noqa: F401
+                     REQUIREMENTS, SCOPES, UNTIL, check_entry, check_lasting, is_int)
+
+
+@dataclass(frozen=True)
+class Active:
+    """One entry in force now: what it says, where it comes from, its priority attributes."""
+    entry: dict[str, Any]
+    id: str
+    source: str | None       # the card it comes from (None: a timed effect with no card)
+    effect: Effect            # attributes for 102 / mk:5.10
+
+    def kind(self) -> str:
+        return next(k for k in ENTRY_KINDS if k in self.entry)
+
+
+# ---------------------------------------------------------------------------
+# what is in force
+# ---------------------------------------------------------------------------
+
+def any_in_force(state: State) -> bool:
+    """Fast check: is any continuous entry or timed effect around at all?"""
+    if state.lasting:
+        return True
+    for pname in PLAYERS:
+        pl = state.players[pname]
+        for zone in ("reserve", "guard_post", "table"):
+            for cid in pl.zones[zone]:
+                if state.cards.peek(cid).continuous:
+                    return True
+    return False
+
+
+def scope_members(state: State, card: Card, scope: Any) -> list[str]:
+    """The cards (ids) and players a card's entry reaches now."""
+    ctrl = state.controller(card.id)
+    if isinstance(scope, list):
+        return [x for x in scope if x in PLAYERS or state.on_table(x)]
+    if scope == "self":
+        return [card.id]
+    if scope == "attached":
+        return [card.attached_to] if card.attached_to and state.on_table(card.attached_to) else []
+    if scope == "own_creatures":
+        return [c.id for c in state.creatures_on_table(ctrl)] if ctrl else []
+    if scope == "opponent_creatures":
+        return [c.id for c in state.creatures_on_table(other(ctrl))] if ctrl else []
+    if scope == "all_creatures":
+        return [c.id for c in state.creatures_on_table()]
+    if scope == "controller":
+        return [ctrl] if ctrl else []
+    if scope == "opponent":
+        return [other(ctrl)] if ctrl else []
+    if scope == "players":
+        return list(PLAYERS)
+    return []
+
+
+def _attrs(entry: dict[str, Any], continuous: bool, timestamp: int, default_ability: str | None,
+           ident: str) -> Effect:
+    prohibiting = entry.get("prohibiting", "prohibit" in entry or "lose" in entry)
+    return Effect(strong=bool(entry.get("strong", False)), continuous=continuous, timestamp=timestamp,
+                  ability=entry.get("ability", default_ability), prohibiting=bool(prohibiting), id=ident)
+
+
+def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Active, list[str]]]:
+    """Every entry in force now, with the cards / players it reaches. `frozen` tells a card whose
+    own abilities a freeze counter takes (119.1, model/stats.py): its entries do not work."""
+    for pname in PLAYERS:
+        pl = state.players[pname]
+        for zone in ("reserve", "guard_post", "table"):
+            for cid in pl.zones[zone]:
+                card = state.cards.peek(cid)
+                if not card.continuous or frozen(card):
+                    continue
+                for i, e in enumerate(card.continuous):
+                    ident = str(e.get("id") or f"{cid}#{i}")
+                    act = Active(e, ident, cid, _attrs(e, True, card.timestamp, "static", ident))
+                    yield act, scope_members(state, card, e.get("scope", "self"))
+    for item in state.lasting:
+        e = item["effect"]
+        ident = str(item["id"])
+        act = Active(e, ident, item.get("source"), _attrs(e, False, item.get("created", 0), None, ident))
+        members = [x for x in item["affects"] if x in PLAYERS or state.on_table(x)]
+        yield act, members
+
+
+def reaching(state: State, target: str, kind: str, frozen: Callable[[Card], bool],
+             what: Any = None) -> list[Active]:
+    """The entries in force that reach `target` (a card id or a player), of one kind
+    (`number`, `grant`, `lose`, `prohibit`, `require`), optionally naming `what`."""
+    if not any_in_force(state):
+        return []
+    out = []
+    for act, members in in_force(state, frozen):
+        if kind not in act.entry or target not in members:
+            continue
+        if what is not None and act.entry[kind] != what and not (
+                isinstance(act.entry[kind], list) and what in act.entry[kind]):
+            continue
+        out.append(act)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# creating and ending timed effects (99.4, 99.5)
+# ---------------------------------------------------------------------------
+
+def create_lasting(state: State, entry: dict[str, Any], source: str | None, by: str,
+                   until: Any, ident: str | None = None) -> dict[str, Any]:
+    """A timed effect: its scope is read now (99.5) — it reaches only what is in play now."""
+    check_entry(entry, "add_effect/effect", lasting=True)
+    scope = entry.get("scope", "self")
+    src = state.cards.peek(source) if source and source in state.cards else None
+    if isinstance(scope, list):
+        affects = [x for x in scope if x in PLAYERS or state.on_table(x)]
+    elif scope in PLAYER_SCOPES:
+        ctrl = by
+        affects = {"controller": [ctrl], "opponent": [other(ctrl)], "players": list(PLAYERS)}[scope]
+    elif src is not None and state.on_table(src.id):
+        affects = scope_members(state, src, scope)
+    else:
+        # a spell's effect: the scope is read from the point of view of the player `by`
+        affects = _scope_of_player(state, by, scope, source)
+    n = state.tick()
+    item: dict[str, Any] = {"id": ident or f"lasting-{n}", "source": source, "by": by,
+                            "effect": {k: v for k, v in entry.items() if k != "scope"},
+                            "affects": affects, "created": n}
+    if isinstance(until, dict) and "turns" in until:
+        turns = until["turns"]
+        if not is_int(turns) or turns < 1:
+            raise InputProblem("add_effect/until/turns: a positive integer")
+        item["until"], item["turns_left"] = "turns", turns
+    elif until in UNTIL or until is None:
+        item["until"] = until or "end_of_turn"
+    else:
+        raise InputProblem("add_effect/until: end_of_turn, end_of_phase or {turns: N}")
+    if item["source"] is None:
+        del item["source"]
+    state.lasting.append(item)
+    return item
+
+
+def _scope_of_player(state: State, by: str, scope: Any, source: str | None) -> list[str]:
+    if scope == "own_creatures":
+        return [c.id for c in state.creatures_on_table(by)]
+    if scope == "opponent_creatures":
+        return [c.id for c in state.creatures_on_table(other(by))]
+    if scope == "all_creatures":
+        return [c.id for c in state.creatures_on_table()]
+    if scope == "self" and source and state.on_table(source):
+        return [source]
+    return []
+
+
+def expire(state: State, moment: str) -> list[str]:
+    """End the timed effects whose time is up at `moment` (`phase_end`, `turn_end`);
+    returns their ids. `{turns: N}` counts the turn it was created in as the first."""
+    ended: list[str] = []
+    keep: list[dict[str, Any]] = []
+    for item in state.lasting:
+        until = item.get("until", "end_of_turn")
+        done = False
+        if until == "end_of_phase":
+            done = True                                   # every phase end (a turn end ends a phase too)
+        elif until == "end_of_turn" and moment == "turn_end":
+            done = True
+        elif until == "turns" and moment == "turn_end":
+            item["turns_left"] = item.get("turns_left", 1) - 1
+            done = item["turns_left"] <= 0
+        if done:
+            ended.append(str(item["id"]))
+        else:
+            keep.append(item)
+    state.lasting = keep
+    return ended
+
+
+__all__ = ["Active", "NUMBERS", "AMOUNT_NUMBERS", "PROHIBITIONS", "REQUIREMENTS", "SCOPES",
+           "any_in_force", "check_entry", "check_lasting", "create_lasting", "expire", "in_force",
+           "reaching", "scope_members"]

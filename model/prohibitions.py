@@ -1,0 +1,38 @@
+"""Prohibitions of an action in force (99.1: "nem lehet valamit csinálni" — cannot heal, cannot
+draw, cannot be passivated, cannot attack) and the requirement that contradicts one (must attack).
+
+Clauses covered: 99.1 (a prohibition of an action: what it stops is refused or, inside an effect,
+prevented with clause 99.1); 102 / mk:5.10 when a prohibition and a requirement of one action
+meet (model/numbers.py `winner_of`). The entries: model/continuous.py.
+"""
+from __future__ import annotations
+
+from . import continuous, numbers, stats
+from .game import Game
+
+
+def prohibited(g: Game, subject: str, action: str) -> None:
+    """99.1: a prohibition in force on the card or player stops the action (unless a requirement
+    that contradicts it prevails by the priority order — only `attack` has one)."""
+    if not continuous.any_in_force(g.state):
+        return
+    if continuous.reaching(g.state, subject, "prohibit", stats.frozen, action):
+        if continuous.reaching(g.state, subject, "require", stats.frozen, action) and numbers.winner_of(
+                g.state, subject, f"action:{action}", g.rules.priority_policy, stats.frozen) is not False:
+            return                  # the requirement prevails, or the order leaves them tied: neither holds
+        g.refuse("99.1", f"an effect in force says {subject} cannot {action.replace('_', ' ')}")
+
+
+def required(g: Game, subject: str, action: str) -> bool:
+    """A requirement in force (must attack) that is not overridden by a prohibition."""
+    if not continuous.any_in_force(g.state):
+        return False
+    if not continuous.reaching(g.state, subject, "require", stats.frozen, action):
+        return False
+    if continuous.reaching(g.state, subject, "prohibit", stats.frozen, action):
+        return bool(numbers.winner_of(g.state, subject, f"action:{action}", g.rules.priority_policy,
+                                      stats.frozen))
+    return True
+
+
+__all__ = ["prohibited", "required"]

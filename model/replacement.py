@@ -1,0 +1,157 @@
+"""Replacement effects ("helyette"): when an event would happen, something else happens instead.
+
+Clauses covered
+---------------
+* mk:5.12.A: a replacement is an effect that refers to *another* effect and says "instead"
+  (helyette / helyett / ahelyett): a card's `replace` entries. An entry never replaces an effect
+  of its own card (a self-referring "instead" is no replacement).
+* mk:5.12.B: the replaced effect does not happen, the `instead` steps do. A replaced cost counts
+  as paid (the action goes on).
+* mk:5.12.C: an effect is replaced at most once — the steps a replacement brings are not replaced
+  again; when several replacements would replace the same effect, the ruleset's priority order
+  (Kódex 102 / mk:5.10) chooses the one that does. When the order leaves them tied, none does
+  (`conflict_resolved` with `winner: null`).
+* mk:5.12.D: a replacement of an effect that would not happen does not happen either (the
+  original is tried on a copy: if a rule would stop it or it would change nothing, nothing is
+  replaced). The limits of the original stay: the `instead` steps are carried out as effects of
+  the original's source (an immunity to that source still protects) and for its player.
+* 134.4 (life counters) is the Kódex's own built-in "instead" (a life counter comes off instead of
+  the creature leaving play): model/keywords.py, the same shape with the rule as the replacer.
+
+A card's `replace` entry: `{event, scope, instead: [steps], strong, ability, id}`; `event` is one
+of damage, heal, draw, discard, mill, gain_vp, destroy, sacrifice, put_counter; `scope` says
+whom it must happen to (as for continuous effects, model/continuous.py); in `instead` steps
+`"$target"` stands for the card or player the event would happen to and `"$amount"` for its
+amount.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .continuous import scope_members
+from .keywords import unaffected
+from .game import Game
+from .priority import Effect, compile_policy
+from .state import PLAYERS, Card
+
+# the events whose subject is a player (the others name a card; damage and heal either)
+PLAYER_EVENTS = ("draw", "discard", "mill", "gain_vp")
+REPLACED_MARK = "_replaced"     # on the steps a replacement brings: never replaced again (mk:5.12.C)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    card: str
+    index: int
+    entry: dict[str, Any]
+    attrs: Effect
+
+
+def choose(attrs: Sequence[Effect], policy: str) -> int | None:
+    """mk:5.12.C: the index of the replacement that replaces, by the priority order: the one that
+    beats every other. None when no one does (a tie)."""
+    pol = compile_policy(policy)
+    for i, a in enumerate(attrs):
+        if all(pol.beats(a, b) for j, b in enumerate(attrs) if j != i):
+            return i
+    return None
+
+
+def candidates(g: Game, event: str, subject: str, source: str | None,
+               frozen: Callable[[Card], bool]) -> list[Candidate]:
+    st = g.state
+    out = []
+    for pname in PLAYERS:
+        for zone in ("reserve", "guard_post", "table"):
+            for cid in st.players[pname].zones[zone]:
+                card = st.cards.peek(cid)
+                if not card.replace or frozen(card) or cid == source:   # mk:5.12.A: not its own
+                    continue
+                for i, e in enumerate(card.replace):
+                    if e["event"] != event:
+                        continue
+                    if subject not in scope_members(st, card, e.get("scope", "self")):
+                        continue
+                    ident = str(e.get("id") or f"{cid}~{i}")
+                    attrs = Effect(strong=bool(e.get("strong", False)), continuous=True,
+                                   timestamp=card.timestamp, ability=e.get("ability", "static"),
+                                   prohibiting=bool(e.get("prohibiting", False)), id=ident)
+                    out.append(Candidate(cid, i, e, attrs))
+    return out
+
+
+def _fill(step: dict[str, Any], subject: str, amount: int | None) -> dict[str, Any]:
+    def sub(v: Any) -> Any:
+        if v == "$target":
+            return subject
+        if v == "$amount":
+            return amount if amount is not None else 0
+        if isinstance(v, list):
+            return [sub(x) for x in v]
+        if isinstance(v, dict):
+            return {k: sub(x) for k, x in v.items()}
+        return v
+    return sub(copy.deepcopy(step))
+
+
+def would_happen(g: Game, attempt: Callable[[Game], Any]) -> bool:
+    """mk:5.12.D: does the original effect happen? Tried on a copy; stopped by a rule, or
+    changing nothing that an event shows, it does not."""
+    from .errors import Refusal
+    trial = Game(g.state.clone(), g.rules)
+    trial.sources = list(g.sources)
+    trial.replacing = True
+    try:
+        attempt(trial)
+    except Refusal:
+        return False
+    quiet = {"effect_prevented", "damage_prevented", "counter_prevented"}
+    return any(ev["event"] not in quiet for ev in trial.events)
+
+
+def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
+            attempt: Callable[[Game], Any], frozen: Callable[[Card], bool],
+            apply_step: Callable[[Game, str, dict[str, Any], str], None]) -> bool:
+    """Replace the event if a replacement applies; True when it did (the original is not carried
+    out). `attempt(game)` carries out the original on a game (for mk:5.12.D)."""
+    if args.get(REPLACED_MARK) or getattr(g, "replacing", False):
+        return False                                       # mk:5.12.C: replaced once at most
+    source = args.get("source") if isinstance(args.get("source"), str) else None
+    cands = candidates(g, event, subject, source, frozen)
+    if not cands:
+        return False
+    if len(cands) > 1:
+        k = choose([c.attrs for c in cands], g.rules.priority_policy)
+        if k is None:
+            g.emit("conflict_resolved", winner=None, clause=None, policy=g.rules.priority_policy,
+                   unresolved=True, target=subject, subject=f"replace:{event}")
+            return False
+        pol = compile_policy(g.rules.priority_policy)
+        chosen = cands[k]
+        other = next(c for i, c in enumerate(cands) if i != k)
+        g.emit("conflict_resolved", winner=chosen.attrs.id, clause=pol.resolve(chosen.attrs, other.attrs).clause,
+               policy=g.rules.priority_policy, target=subject, subject=f"replace:{event}")
+    else:
+        chosen = cands[0]
+    if not would_happen(g, attempt):                       # mk:5.12.D
+        return False
+    amount = args.get("amount", args.get("count"))
+    g.emit("replaced", verb=event, target=subject, card=chosen.card, effect=chosen.attrs.id,
+           clause="mk:5.12.B")
+    src_card = g.state.cards.peek(source) if source is not None and source in g.state.cards else None
+    for step in chosen.entry.get("instead") or []:
+        (verb, sargs), = _fill(step, subject, amount if isinstance(amount, int) else None).items()
+        sargs = dict(sargs or {})
+        if src_card is not None and unaffected(g, src_card, verb, sargs):
+            continue                                       # mk:5.12.D: immune to the original source
+        sargs[REPLACED_MARK] = True
+        if source is not None:
+            sargs.setdefault("source", source)             # mk:5.12.D: the original's limits stay
+        sargs.pop("as_cost", None)
+        apply_step(g, verb, sargs, sargs.pop("by", by))
+    return True
+
+
+__all__ = ["Candidate", "PLAYER_EVENTS", "REPLACED_MARK", "candidates", "choose", "replace", "would_happen"]

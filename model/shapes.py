@@ -1,0 +1,170 @@
+"""The shape of the data the engine reads for lasting and replacing effects, delayed resources and
+the combat sub-phases: card fields `continuous` and `replace`, state fields `lasting` and
+`delayed`, `turn.combat_step`. Input errors name the field (a JSON pointer into `given`).
+
+The rules these data carry out: model/continuous.py (99.4, 99.5, 99.1), model/numbers.py (102,
+mk:5.11), model/replacement.py (mk:5.12), model/delayed.py (114), model/combat_steps.py
+(rb7:harci-fazis I–VII). This module only checks shapes.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import InputProblem
+from .priority import ABILITY_KINDS
+
+PLAYERS = ("A", "B")
+NUMBERS = ("damage", "hp")                          # numbers of a card
+AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken")
+PROHIBITIONS = ("attack", "heal", "draw", "be_passivated")
+REQUIREMENTS = ("attack",)
+SCOPES = ("self", "attached", "own_creatures", "opponent_creatures", "all_creatures",
+          "controller", "opponent", "players")
+PLAYER_SCOPES = ("controller", "opponent", "players")
+UNTIL = ("end_of_turn", "end_of_phase")
+ENTRY_KINDS = ("number", "grant", "lose", "prohibit", "require")
+_ENTRY_FIELDS = {"id", "number", "add", "set", "limit", "grant", "lose", "prohibit", "require",
+                 "scope", "strong", "ability", "prohibiting"}
+LASTING_FIELDS = {"id", "source", "by", "effect", "affects", "until", "turns_left", "created"}
+
+REPLACEABLE = ("damage", "heal", "draw", "discard", "mill", "gain_vp", "destroy", "sacrifice",
+               "put_counter")
+_REPLACER_FIELDS = {"id", "event", "scope", "instead", "strong", "ability", "prohibiting"}
+COMBAT_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
+DELAYED_AT = ("end_of_turn", "next_preparation", "end_of_phase")
+_DELAYED_FIELDS = {"id", "at", "step", "by", "source", "created"}
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# ---------------------------------------------------------------------------
+# checking entries (input errors name the field)
+# ---------------------------------------------------------------------------
+
+def check_entry(e: Any, where: str, lasting: bool = False) -> None:
+    if not isinstance(e, dict):
+        raise InputProblem(f"{where}: a continuous effect is a mapping")
+    unknown = set(e) - _ENTRY_FIELDS
+    if unknown:
+        raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
+    kinds = [k for k in ENTRY_KINDS if k in e]
+    if len(kinds) != 1:
+        raise InputProblem(f"{where}: exactly one of {', '.join(ENTRY_KINDS)}")
+    k = kinds[0]
+    if k == "number":
+        if e["number"] not in NUMBERS + AMOUNT_NUMBERS:
+            raise InputProblem(f"{where}/number: one of {', '.join(NUMBERS + AMOUNT_NUMBERS)}")
+        ops = [o for o in ("add", "set") if o in e]
+        if len(ops) != 1:
+            raise InputProblem(f"{where}: a number effect has exactly one of add, set")
+        if not is_int(e[ops[0]]):
+            raise InputProblem(f"{where}/{ops[0]}: an integer")
+        if e["number"] in AMOUNT_NUMBERS and "set" in e:
+            raise InputProblem(f"{where}/set: {e['number']} is only modified (add)")
+        if "limit" in e and ("set" in e or not is_int(e["limit"])):
+            raise InputProblem(f"{where}/limit: an integer, on an `add` only (mk:5.11.A)")
+    elif k == "grant":
+        if not isinstance(e["grant"], list) or not all(isinstance(a, dict) and "keyword" in a
+                                                       for a in e["grant"]):
+            raise InputProblem(f"{where}/grant: a list of ability entries")
+    elif k == "lose":
+        if not isinstance(e["lose"], list) or not all(isinstance(a, str) for a in e["lose"]):
+            raise InputProblem(f"{where}/lose: a list of keyword names")
+    elif k == "prohibit" and e["prohibit"] not in PROHIBITIONS:
+        raise InputProblem(f"{where}/prohibit: one of {', '.join(PROHIBITIONS)}")
+    elif k == "require" and e["require"] not in REQUIREMENTS:
+        raise InputProblem(f"{where}/require: one of {', '.join(REQUIREMENTS)}")
+    scope = e.get("scope", "self")
+    if not (scope in SCOPES or (isinstance(scope, list) and all(isinstance(x, str) for x in scope))):
+        raise InputProblem(f"{where}/scope: one of {', '.join(SCOPES)} or a list of card ids")
+    if e.get("ability") not in (None, *ABILITY_KINDS):
+        raise InputProblem(f"{where}/ability: one of {', '.join(ABILITY_KINDS)} or null")
+    for flag in ("strong", "prohibiting"):
+        if flag in e and not isinstance(e[flag], bool):
+            raise InputProblem(f"{where}/{flag}: true or false")
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_lasting(item: Any, where: str) -> dict[str, Any]:
+    """A timed effect of `given.lasting` (or as `add_effect` stored it)."""
+    if not isinstance(item, dict):
+        raise InputProblem(f"{where}: a timed effect is a mapping")
+    unknown = set(item) - LASTING_FIELDS
+    if unknown:
+        raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
+    for req in ("id", "effect", "affects"):
+        if req not in item:
+            raise InputProblem(f"{where}: `{req}` is required")
+    check_entry(item["effect"], f"{where}/effect", lasting=True)
+    if not isinstance(item["affects"], list) or not all(isinstance(x, str) for x in item["affects"]):
+        raise InputProblem(f"{where}/affects: a list of card ids and players")
+    until = item.get("until", "end_of_turn")
+    if until not in UNTIL and until != "turns":
+        raise InputProblem(f"{where}/until: end_of_turn, end_of_phase or turns (with turns_left)")
+    if until == "turns" and not (is_int(item.get("turns_left")) and item["turns_left"] > 0):
+        raise InputProblem(f"{where}/turns_left: a positive integer")
+    if "by" in item and item["by"] not in PLAYERS:
+        raise InputProblem(f"{where}/by: A or B")
+    out = dict(item)
+    out.setdefault("until", "end_of_turn")
+    out.setdefault("created", 0)
+    return out
+
+
+
+def _check_scope(scope: Any, where: str) -> None:
+    if not (scope in SCOPES or (isinstance(scope, list) and all(isinstance(x, str) for x in scope))):
+        raise InputProblem(f"{where}/scope: one of {', '.join(SCOPES)} or a list of card ids")
+
+
+def check_replacer(e: Any, where: str) -> None:
+    """A replacement effect of a card's `replace` list (mk:5.12)."""
+    if not isinstance(e, dict):
+        raise InputProblem(f"{where}: a replacement effect is a mapping")
+    unknown = set(e) - _REPLACER_FIELDS
+    if unknown:
+        raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
+    if e.get("event") not in REPLACEABLE:
+        raise InputProblem(f"{where}/event: one of {', '.join(REPLACEABLE)}")
+    inst = e.get("instead")
+    if not isinstance(inst, list) or not all(isinstance(x, dict) and len(x) == 1 for x in inst):
+        raise InputProblem(f"{where}/instead: a list of steps (one verb each); [] for nothing")
+    _check_scope(e.get("scope", "self"), where)
+    if e.get("ability") not in (None, *ABILITY_KINDS):
+        raise InputProblem(f"{where}/ability: one of {', '.join(ABILITY_KINDS)} or null")
+
+
+def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[str, Any]:
+    """A delayed resource of `given.delayed` (114)."""
+    if not isinstance(item, dict):
+        raise InputProblem(f"{where}: a delayed resource is a mapping")
+    unknown = set(item) - _DELAYED_FIELDS
+    if unknown:
+        raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
+    if item.get("at") not in DELAYED_AT:
+        raise InputProblem(f"{where}/at: one of {', '.join(DELAYED_AT)}")
+    step = item.get("step")
+    if not isinstance(step, dict) or len(step) != 1:
+        raise InputProblem(f"{where}/step: one step (one verb and its arguments)")
+    if item.get("by", "A") not in PLAYERS:
+        raise InputProblem(f"{where}/by: A or B")
+    out = dict(item)
+    out.setdefault("id", default_id)
+    out.setdefault("by", "A")
+    return out
+
+
+def check_step(step: Any, phase: str, where: str) -> str:
+    """`turn.combat_step`: a sub-phase I–VII of the combat phase (also written 1–7)."""
+    if is_int(step) and 1 <= step <= 7:
+        step = COMBAT_STEPS[step - 1]
+    if step not in COMBAT_STEPS:
+        raise InputProblem(f"{where}: one of {', '.join(COMBAT_STEPS)} (or 1–7)")
+    if phase != "combat":
+        raise InputProblem(f"{where}: only in the combat phase")
+    return step
