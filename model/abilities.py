@@ -81,7 +81,7 @@ def _find(g: Game, card: Card, which: Any) -> tuple[int, dict[str, Any]]:
     elif isinstance(which, str):
         idx = next((i for i, ab in enumerate(abilities) if ab.get("keyword") == which), -1)
         if idx < 0:
-            gifts = [ab for ab, _ in keywords.granted(g.state, card)]
+            gifts = [{k: v for k, v in ab.items() if k != "_continuous"} for ab, _ in keywords.granted(g.state, card)]
             got = keywords.entries(g, card, which)                   # 128.1: a granted ability
             if got and got[0] in gifts:
                 return 1000 + gifts.index(got[0]), got[0]

@@ -9,7 +9,7 @@ taken at least its SP), rb7:lapok-elpusztitasa (destroyed: to the owner's gravey
 """
 from __future__ import annotations
 
-from . import numbers, replacement, stats
+from . import keywords, numbers, replacement, stats
 from .game import Game
 from .prohibitions import prohibited
 from .resources import heal_player
@@ -19,7 +19,7 @@ from .zones import Cause, move_card
 
 def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
                 source: str | None = None, combat: bool = False, by: str | None = None,
-                replaced: bool = False) -> int:
+                replaced: bool = False, modify: bool = True) -> int:
     """Damage a player or a creature/building on the table; returns the damage dealt.
 
     The amount is modified by the `damage_taken` effects that reach the target (model/numbers.py);
@@ -27,11 +27,13 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     if amount < 0:
         g.refuse("112.0", "damage is a non-negative number")
     st = g.state
-    if not replaced and (target in PLAYERS or st.on_table(target)):
+    if modify and (target in PLAYERS or st.on_table(target)):
         amount = numbers.amount(st, amount, "damage_taken", target, g.rules.priority_policy, stats.frozen)
+    if not replaced and (target in PLAYERS or st.on_table(target)):
         args = {"target": target, "amount": amount, "element": element, "source": source}
         if replacement.replace(g, "damage", target, args, by or st.active,
-                               lambda tg: deal_damage(tg, target, amount, element, source, combat, by, True),
+                               lambda tg: deal_damage(tg, target, amount, element, source, combat, by,
+                                                      True, False),
                                stats.frozen, _apply_step):
             return 0
     if target in PLAYERS:
@@ -44,7 +46,8 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
         g.refuse("4.5.2", f"{target} is not on the table: only cards in play can be damaged")
     if card.kind not in ("creature", "building"):
         g.refuse("4.25.0", f"{target} is a {card.kind}: only creatures, buildings and players take damage")
-    if stats.immune_to(card, element) or stats.has_ability(card, "undamageable"):
+    if (element and any(a.get("to") == element for a in keywords.entries(g, card, "immunity"))) \
+            or keywords.has(g, card, "undamageable"):        # own or granted (128.1), not lost
         g.emit("damage_prevented", target=target, amount=amount, element=element)
         return 0
     if amount:

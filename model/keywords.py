@@ -111,7 +111,7 @@ def granted(state: State, card: Card) -> list[tuple[dict[str, Any], Card]]:
     for act in continuous.reaching(state, card.id, "grant", stats.frozen):
         giver = state.cards[act.source] if act.source in state.cards else card
         for ab in act.entry["grant"]:
-            out.append((dict(ab), giver))
+            out.append((dict(ab, _continuous=True), giver))
     return out
 
 
@@ -137,11 +137,18 @@ def _grant_beats_freeze(state: State, card: Card, giver: Card, policy: str) -> b
 def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
     """The working entries of a keyword on the card: own (stats.ability_entries) and granted,
     none when an effect in force takes it (`lost`)."""
-    if continuous.any_in_force(g.state) and lost(g, card, keyword):
-        return []
+    tied = False
+    if continuous.any_in_force(g.state) and continuous.reaching(g.state, card.id, "lose", stats.frozen, keyword):
+        if lost(g, card, keyword):
+            return []
+        # a grant and a loss the order leaves tied: neither holds — the card keeps its own
+        tied = numbers.winner_of(g.state, card.id, f"ability:{keyword}", g.rules.priority_policy,
+                                 stats.frozen) is None
     out = list(stats.ability_entries(card, keyword))
     for ab, giver in granted(g.state, card):
         if ab.get("keyword") != keyword:
+            continue
+        if ab.pop("_continuous", False) and tied:
             continue
         if stats.frozen(card) and not _grant_beats_freeze(g.state, card, giver, g.rules.priority_policy):
             continue
