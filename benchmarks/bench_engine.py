@@ -13,16 +13,21 @@ Measures
 5. the case rates (issue 10): ``kodex run -q`` as a whole process, start to
    exit (cold: ``KODEX_NO_CACHE=1``; warm: the loaded-corpus cache filled),
    the in-process case loop alone (``run_cases`` on loaded cases), the same
-   cases through ``kodex serve`` over protocol 1, and the scaling factor at
-   10x the cases (time for 10x / (10 x time for 1x); 1.0 is linear).
+   cases through ``kodex serve`` over protocol 1 (requests pipelined, one
+   program and ``--jobs 2``; the loop timed with the programs started, and
+   again with the start), and the scaling factor at 10x the cases (time for
+   10x / (10 x time for 1x); 1.0 is linear).
 
 Prints a small table with the targets (≥ 2,000 engine steps/s, corpus < 5 s,
 protocol ≥ 0.8 of the in-process case rate) as pass/fail. ``--json`` prints
 one JSON line instead (``corpus_cases_per_s``, ``corpus_cold_cases_per_s``,
-``engine_cases_per_s``, ``protocol_cases_per_s``, ``protocol_ratio``,
+``engine_cases_per_s``, ``protocol_cases_per_s``, ``protocol_ratio`` (protocol
+rate / in-process rate), ``protocol_jobs2_cases_per_s``, ``protocol_jobs2_ratio``,
+``protocol_start_cases_per_s``, ``protocol_jobs2_start_cases_per_s``,
 ``games_per_s``, ``steps_per_s``, ``peak_mib``, ``scaling_10x``, …). Rates are
 medians of ``--repeat`` runs. Never part of the test suite; run it with
-``PYTHONPATH=. python benchmarks/bench_engine.py [--games N] [--steps M] [--json]``.
+``PYTHONPATH=. python benchmarks/bench_engine.py [--games N] [--steps M] [--json]``
+(``--cases-only``: only the case loops, one JSON line).
 The benchmark uses its own cache directory (a temporary ``KODEX_CACHE_DIR``),
 never the user's. Exit status 0 always (the numbers are for reading), unless
 ``--strict``.
@@ -155,26 +160,47 @@ def bench_corpus_process(repeat: int, cache_dir: str) -> dict[str, Any]:
     return {"cases": n, "cold_s": cold, "warm_s": warm}
 
 
+def _verdicts(report) -> list:
+    return [(o.case_id, o.outcome, o.difference) for o in report.outcomes]
+
+
 def bench_case_rates(repeat: int, cache_dir: str) -> dict[str, Any]:
-    """The case loop alone: in-process, through ``kodex serve``, and at 10x the cases."""
+    """The case loop alone: in-process, through ``kodex serve`` (requests
+    pipelined, as ``kodex run --impl`` sends them; one program and
+    ``--jobs 2``), and at 10x the cases. The protocol loops are timed with the
+    programs started (as the in-process loop is timed with the engine
+    imported); ``*_start_s`` is the time with the start (hello included)."""
     from conformance.loader import load_files
-    from conformance.protocol import ProtocolClient
+    from conformance.protocol import ProtocolPool
     from conformance.runner import run_cases
     cases = load_files().cases
     run_cases(cases, progress=False)              # warm the imports
     report, engine_s = _median_seconds(lambda: run_cases(cases, progress=False), repeat)
     assert report.ok, report.totals
+    local = _verdicts(report)
     _, ten_s = _median_seconds(lambda: run_cases(cases * 10, progress=False), 1)
     command = f"{sys.executable} -m conformance serve"
+    out = {"cases": len(cases), "engine_s": engine_s, "ten_s": ten_s,
+           "scaling_10x": ten_s / (10 * engine_s)}
+    for jobs, name in ((1, "protocol"), (2, "protocol_jobs2")):
+        def start():
+            return ProtocolPool(command, jobs, cwd=ROOT,
+                                stderr_path=Path(cache_dir) / f"serve-{jobs}.stderr.log")
+        with start() as pool:
+            out["window"] = pool.window
+            run_cases(cases, impl=pool, progress=False)          # warm the programs
+            report, loop_s = _median_seconds(lambda: run_cases(cases, impl=pool,
+                                                               progress=False), repeat)
+        assert _verdicts(report) == local, f"{name}: verdicts differ from in-process"
 
-    def through():
-        with ProtocolClient(command, stderr_path=Path(cache_dir) / "serve.stderr.log",
-                            cwd=ROOT) as client:
-            return run_cases(cases, impl=client, progress=False)
-    report, proto_s = _median_seconds(through, repeat)
-    assert report.ok, report.totals
-    return {"cases": len(cases), "engine_s": engine_s, "protocol_s": proto_s,
-            "ten_s": ten_s, "scaling_10x": ten_s / (10 * engine_s)}
+        def whole():
+            with start() as pool:
+                return run_cases(cases, impl=pool, progress=False)
+        report, whole_s = _median_seconds(whole, repeat)
+        assert _verdicts(report) == local, f"{name}: verdicts differ from in-process"
+        out[f"{name}_s"] = loop_s
+        out[f"{name}_start_s"] = whole_s
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print one JSON line of figures")
     ap.add_argument("--repeat", type=int, default=3, help="runs per rate (the median is kept)")
+    ap.add_argument("--cases-only", action="store_true",
+                    help="only the case loops (in-process, protocol, --jobs 2): one JSON line")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kodex-bench-") as cache_dir:
         os.environ["KODEX_CACHE_DIR"] = cache_dir      # never the user's cache
@@ -191,7 +219,30 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args, cache_dir)
 
 
+def _rate_figures(rates: dict) -> dict:
+    n = rates["cases"]
+    engine_rate = n / rates["engine_s"]
+    protocol_rate = n / rates["protocol_s"]
+    jobs2_rate = n / rates["protocol_jobs2_s"]
+    return {
+        "engine_cases_per_s": round(engine_rate, 1),
+        "protocol_cases_per_s": round(protocol_rate, 1),
+        "protocol_ratio": round(protocol_rate / engine_rate, 3),
+        "protocol_jobs2_cases_per_s": round(jobs2_rate, 1),
+        "protocol_jobs2_ratio": round(jobs2_rate / engine_rate, 3),
+        "protocol_start_cases_per_s": round(n / rates["protocol_start_s"], 1),
+        "protocol_jobs2_start_cases_per_s": round(n / rates["protocol_jobs2_start_s"], 1),
+        "protocol_window": rates["window"],
+        "scaling_10x": round(rates["scaling_10x"], 3),
+    }
+
+
 def _main(args, cache_dir: str) -> int:
+    if args.cases_only:
+        rates = bench_case_rates(args.repeat, cache_dir)
+        figures = {"cases": rates["cases"], **_rate_figures(rates), "repeat": args.repeat}
+        print(json.dumps(figures))
+        return 1 if (args.strict and figures["protocol_ratio"] < TARGET_PROTOCOL_RATIO) else 0
     driver = bench_driver(args.games, args.steps)
     replay = bench_replay(driver.pop("played"))
     corpus = bench_corpus()
@@ -199,18 +250,17 @@ def _main(args, cache_dir: str) -> int:
     process = bench_corpus_process(args.repeat, cache_dir)
     rates = bench_case_rates(args.repeat, cache_dir)
     n = rates["cases"]
-    engine_rate = n / rates["engine_s"]
-    protocol_rate = n / rates["protocol_s"]
+    rate_figures = _rate_figures(rates)
+    engine_rate = rate_figures["engine_cases_per_s"]
+    protocol_rate = rate_figures["protocol_cases_per_s"]
+    jobs2_rate = rate_figures["protocol_jobs2_cases_per_s"]
     figures = {
         "corpus_cases": process["cases"],
         "corpus_cases_per_s": round(process["cases"] / process["warm_s"], 1),
         "corpus_cold_cases_per_s": round(process["cases"] / process["cold_s"], 1),
         "corpus_process_s": round(process["warm_s"], 3),
         "corpus_cold_process_s": round(process["cold_s"], 3),
-        "engine_cases_per_s": round(engine_rate, 1),
-        "protocol_cases_per_s": round(protocol_rate, 1),
-        "protocol_ratio": round(protocol_rate / engine_rate, 3),
-        "scaling_10x": round(rates["scaling_10x"], 3),
+        **rate_figures,
         "games_per_s": round(args.games / driver["seconds"], 2) if driver["seconds"] else 0.0,
         "steps_per_s": round(driver["rate"], 1),
         "engine_steps_per_s": round(replay["rate"], 1),
@@ -219,8 +269,10 @@ def _main(args, cache_dir: str) -> int:
         "corpus_peak_mib": round(corpus["peak"] / 2**20, 1),
         "repeat": args.repeat,
     }
-    proto_row = {"name": f"protocol / in-process ({n} cases)", "steps": n,
-                 "seconds": rates["protocol_s"], "rate": protocol_rate, "peak": 0}
+    proto_row = {"name": f"protocol / in-process ({n} cases, {rates['window']} in flight)",
+                 "steps": n, "seconds": rates["protocol_s"], "rate": protocol_rate, "peak": 0}
+    jobs2_row = {"name": f"protocol --jobs 2 / in-process ({n} cases)", "steps": n,
+                 "seconds": rates["protocol_jobs2_s"], "rate": jobs2_rate, "peak": 0}
     proc_row = {"name": f"kodex run -q, whole process (cold {process['cold_s']:.2f} s)",
                 "steps": process["cases"], "seconds": process["warm_s"],
                 "rate": process["cases"] / process["warm_s"], "peak": 0}
@@ -232,6 +284,8 @@ def _main(args, cache_dir: str) -> int:
         (proc_row, f"< {TARGET_CORPUS_S:g} s", process["warm_s"] < TARGET_CORPUS_S),
         (proto_row, f"≥ {TARGET_PROTOCOL_RATIO:g} × in-process",
          figures["protocol_ratio"] >= TARGET_PROTOCOL_RATIO),
+        (jobs2_row, f"≥ {TARGET_PROTOCOL_RATIO:g} × in-process",
+         figures["protocol_jobs2_ratio"] >= TARGET_PROTOCOL_RATIO),
     ]
     if args.json:
         figures["missed"] = [row["name"] for row, _, ok in checks if not ok]
@@ -252,7 +306,11 @@ def _main(args, cache_dir: str) -> int:
         print(f"cases/s: whole process {figures['corpus_cases_per_s']:,.0f} (cold "
               f"{figures['corpus_cold_cases_per_s']:,.0f}), in-process loop "
               f"{figures['engine_cases_per_s']:,.0f}, protocol {figures['protocol_cases_per_s']:,.0f}"
-              f" ({figures['protocol_ratio']:.2f}x); 10x cases: scaling {figures['scaling_10x']:.2f}")
+              f" ({figures['protocol_ratio']:.2f}x; --jobs 2: "
+              f"{figures['protocol_jobs2_cases_per_s']:,.0f}, {figures['protocol_jobs2_ratio']:.2f}x;"
+              f" with the start: {figures['protocol_start_cases_per_s']:,.0f} and "
+              f"{figures['protocol_jobs2_start_cases_per_s']:,.0f});"
+              f" 10x cases: scaling {figures['scaling_10x']:.2f}")
     except ImportError:  # pragma: no cover
         for row, target, ok in checks:
             print(f"{row['name']:<40} {row['steps']:>7} {row['seconds']:7.2f} s {row['rate']:9.0f}/s "

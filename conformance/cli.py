@@ -13,9 +13,11 @@ Subcommands:
     load and validate cases without running them; exit 2 on input errors.
 ``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
 [--json FILE] [--xfail FILE] [--timeout S] [--max-restarts N] [-q] [--coverage]
-[--junit FILE] [--ndjson FILE|-] [--shard K/N]``
+[--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N]``
     run cases in-process (reference engine) or through an implementation
-    speaking protocol 1. Exit status (docs/spec/hkk-results.md):
+    speaking protocol 1 (``--jobs N``: N programs of it, each served a share
+    of the cases; the results are the same, in the same order).
+    Exit status (docs/spec/hkk-results.md):
     0 every selected case that ran passed (skips and xfails allowed) and at
     least one was tested; 1 a fail, error, timeout or xpass; 2 invalid input
     (a case file's errors — the valid cases still run —, a selection that
@@ -52,9 +54,10 @@ Subcommands:
     renumbered, removed, added) and the cases, code and registers citing them;
     writes ``amendment.md`` and ``amendment.json``; exit 0 nothing cited
     changed, 1 review needed, 2 bad input (``reports.amendment``).
-``report --results FILE [--results FILE …] --out DIR [--prove FILE] [--amendment FILE]``
+``report --results FILE [--results FILE …] --out DIR [--prove FILE] [--amendment FILE] [--strength FILE | --no-strength]``
     a static HTML site (``reports.html``): the implementation matrix, a page
-    per Kódex title, registers, proofs, amendment, run diffs.
+    per Kódex title, registers, proofs, amendment, corpus strength (the
+    ``strength.json`` next to the results files by default), run diffs.
 ``prove …``, ``fuzz …``
     delegated to ``properties.prove.main`` / ``properties.fuzz.main``
     (imported only when used).
@@ -427,6 +430,20 @@ def cmd_clause(args) -> int:
             if c.title:
                 t.append(f"  {c.title}")
             console.print(t, soft_wrap=True)
+    prefix = cl.id + "."
+    cited = {id(c) for c, _ in citing}
+    under = [c for c in cases if id(c) not in cited
+             and any(isinstance(x, str) and x.startswith(prefix) for x in [c.clause, *(c.also or [])])]
+    if under:
+        console.print(Text(f"{len(under)} case{'s' if len(under) != 1 else ''} citing a clause under it:",
+                           style="bold"))
+        for c in under:
+            t = Text("  ")
+            t.append(str(c.id), style="bold")
+            t.append(f"  {c.file}:{c.line}", style="dim")
+            if c.title:
+                t.append(f"  {c.title}")
+            console.print(t, soft_wrap=True)
     if errors:
         console.print(Text(f"({len(errors)} input errors in the corpus; see `kodex check`)",
                            style="red"))
@@ -443,15 +460,19 @@ def cmd_check(args) -> int:
 
 
 def _open_impl(command: str, timeout: float | None, console: Console, *,
-               max_restarts: int | None = None, stderr_path=None):
-    """(client, None), or (None, reason) when the implementation cannot be used."""
-    from conformance.protocol import DEFAULT_MAX_RESTARTS, ProtocolClient, ProtocolError
+               max_restarts: int | None = None, stderr_path=None, jobs: int = 1):
+    """(client, None), or (None, reason) when the implementation cannot be used.
+    ``jobs`` > 1: a pool of that many programs (``kodex run --jobs``)."""
+    from conformance.protocol import (DEFAULT_MAX_RESTARTS, ProtocolClient, ProtocolError,
+                                      ProtocolPool)
     from conformance.runner import DEFAULT_TIMEOUT
+    kw = dict(timeout=timeout or DEFAULT_TIMEOUT,
+              max_restarts=DEFAULT_MAX_RESTARTS if max_restarts is None else max_restarts,
+              stderr_path=stderr_path)
     try:
-        return ProtocolClient(command, timeout=timeout or DEFAULT_TIMEOUT,
-                              max_restarts=(DEFAULT_MAX_RESTARTS if max_restarts is None
-                                            else max_restarts),
-                              stderr_path=stderr_path), None
+        if jobs > 1:
+            return ProtocolPool(command, jobs, **kw), None
+        return ProtocolClient(command, **kw), None
     except ProtocolError as exc:
         reason = f"implementation unavailable: {exc}"
         console.print(Text(safe_text(reason, 2000), style="bold red"), soft_wrap=True)
@@ -513,6 +534,17 @@ def shard_value(text: str) -> tuple[int, int]:
     return index, count
 
 
+def jobs_value(text: str) -> int:
+    """``--jobs N``: 1 to 64 implementation programs."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    if not 1 <= v <= 64:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 to 64")
+    return v
+
+
 def cmd_run(args) -> int:
     from conformance.runner import (DEFAULT_TIMEOUT, load_xfail, run_cases, select_shard,
                                     unavailable_report)
@@ -550,10 +582,13 @@ def cmd_run(args) -> int:
                           soft_wrap=True)
             return EXIT_INPUT
     impl = None
+    if args.jobs > 1 and not args.impl:
+        console.print(Text(f"--jobs {args.jobs}: in-process runs use one process "
+                           "(--jobs applies to --impl)", style="dim"))
     if args.impl:
         impl, reason = _open_impl(args.impl, args.timeout, console,
                                   max_restarts=args.max_restarts,
-                                  stderr_path=_stderr_log_for(args.json))
+                                  stderr_path=_stderr_log_for(args.json), jobs=args.jobs)
         if impl is None:
             report = unavailable_report(cases, reason, args.ruleset, args.impl)
             if args.json:
@@ -603,7 +638,9 @@ def cmd_run(args) -> int:
         console.print(Text("NOTHING TESTED: every selected case was skipped "
                            "(see the skip reasons); this run is not a pass", style="bold red"))
     if impl is not None and impl.stderr_path:
-        console.print(Text(f"implementation stderr: {impl.stderr_path}", style="dim"))
+        logs = getattr(impl, "stderr_paths", None) or [impl.stderr_path]
+        console.print(Text("implementation stderr: " + ", ".join(str(p) for p in logs),
+                           style="dim"))
     if args.json:
         report.write_json(args.json)
         console.print(Text(f"results written to {args.json}", style="dim"))
@@ -731,7 +768,8 @@ def cmd_merge(args) -> int:
 
 def cmd_report(args) -> int:
     from reports.html.site import command
-    return command(args.results, args.out, prove=args.prove, amendment=args.amendment)
+    return command(args.results, args.out, prove=args.prove, amendment=args.amendment,
+                   strength=args.strength, no_strength=args.no_strength)
 
 
 def cmd_amend(args) -> int:
@@ -811,6 +849,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
     s.add_argument("--shard", metavar="K/N", type=shard_value,
                    help="run only the K-th of N stable slices of the selection (by case id)")
+    s.add_argument("--jobs", metavar="N", type=jobs_value, default=1,
+                   help="with --impl: run N programs of the implementation, each served a "
+                        "share of the cases (default 1; the results are the same)")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("serve", help="speak protocol 1 on stdin/stdout with the reference engine")
@@ -845,6 +886,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", metavar="DIR", required=True, help="where the site goes")
     s.add_argument("--prove", metavar="FILE", help="kodex prove JSON to include")
     s.add_argument("--amendment", metavar="FILE", help="kodex amend JSON to include")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--strength", metavar="FILE",
+                   help="kodex strength JSON to include (default: the strength.json in a results "
+                        "file's directory or the one above it, when there is one)")
+    g.add_argument("--no-strength", action="store_true",
+                   help="do not pick up a strength.json next to the results files")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("amend", help="what an amended Kódex changes; the cases and code to review")

@@ -4,8 +4,8 @@ Covers :class:`ProtocolClient`, which drives an implementation program (see
 ``docs/spec/hkk-protocol.md``): it starts the program from a command line
 (split with :func:`shlex.split`, never through a shell), says ``hello`` and
 checks ``ok`` and protocol 1, keeps the ``implementation``, ``rulesets`` and
-``verbs`` it announced, sends one ``run`` per case and waits for the reply
-with the same ``seq``, and says ``bye`` on :meth:`ProtocolClient.close`.
+``verbs`` it announced, sends one ``run`` per case and takes the reply with
+the same ``seq``, and says ``bye`` on :meth:`ProtocolClient.close`.
 
 The program runs in its own process group (a new session). Its pipes are
 non-blocking and read with :mod:`selectors` against deadlines (no reader
@@ -31,6 +31,22 @@ then says why and after which case, and every remaining case is *not run*
 ``{"seq": n, "harness": {"outcome": "timeout"|"error"|"not_run", "message": ...}}``
 (this key is the harness's own, never sent by an implementation).
 
+Requests in flight (``docs/spec/hkk-protocol-additions.md``, "Requests in
+flight"): when the ``hello`` reply declares ``pipeline: N``, up to
+``min(N, window)`` requests are in flight per program (``window`` defaults to
+``DEFAULT_WINDOW``); otherwise one at a time. :func:`drive` runs cases through
+one or several clients (:meth:`ProtocolClient.run_many`, :class:`ProtocolPool`
+for ``kodex run --jobs N``) with one selector loop, no threads: requests are
+queued and written as the pipe takes them, replies are matched by ``seq`` and
+yielded in the cases' order. The deadline runs for the oldest request in
+flight from when it became the oldest. A timeout or a malformed reply to a
+request in flight falls on that case and the others are sent again to the
+restarted program; a failure that names no request (the program ended, a line
+that is no reply to a request in flight) with several in flight sends each of
+them again alone, so that it falls on the case that causes it
+(``PIPELINE_STRIKES`` of those and the client keeps one in flight). Nothing in
+flight is lost: when the harness gives up, it is not run.
+
 The ``hello`` reply may declare the implementation's conformance ``profile``:
 which observations it supports (``conformance.profiles``); absent means all.
 
@@ -45,6 +61,7 @@ import collections
 import json
 import os
 import re
+import select
 import selectors
 import shlex
 import signal
@@ -52,7 +69,7 @@ import subprocess
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from conformance import profiles
 
@@ -68,6 +85,11 @@ MAX_STDERR_BYTES = 16 * 1024 * 1024    # stderr kept in the log per run
 SEND_TIMEOUT = 10.0                    # a request must be taken within this
 STOP_GRACE = 2.0                       # after bye, and after SIGTERM
 POLL_INTERVAL = 0.1                    # how often a wait checks whether the program ended
+DEFAULT_WINDOW = 32                    # the harness's cap on requests in flight per program
+PIPELINE_STRIKES = 3                   # failures with several in flight before one at a time
+PACE = 0.002                           # with a window well filled, look for replies this often
+PACE_MIN = 0.00025                     # (halved while the programs keep up; below this: off)
+PACE_FLIGHTS = 8                       # ... when at least this many are in flight per program
 
 
 CASE_FORMAT = "hkk-case/1"      # the case format the harness sends (conformance.loader.FORMAT)
@@ -200,6 +222,12 @@ class _Process:
         self._out_eof = False
         self._too_long = False
         self._closed = False
+        # requests queued for standard input: written as the pipe takes them
+        self._outbuf = bytearray()
+        self.queued = 0                      # bytes queued so far
+        self.written = 0                     # bytes the program has taken so far
+        self.write_error: OSError | None = None
+        self._want_write = False
 
     # -- reading ---------------------------------------------------------
 
@@ -213,6 +241,9 @@ class _Process:
         got = False
         for key, _ in self._sel.select(max(0.0, timeout)):
             fd = key.fd
+            if key.data == "in":
+                self._flush()
+                continue
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
@@ -277,29 +308,58 @@ class _Process:
 
     # -- writing ---------------------------------------------------------
 
+    def queue(self, obj: dict) -> int:
+        """Queue one request line and write what the pipe takes now (never
+        blocks); the rest is written while the harness waits for output.
+        Returns the offset the program must have taken for the line to be
+        read whole (compare :attr:`written`)."""
+        data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+        if self.write_error is None:
+            self._outbuf += data
+        self.queued += len(data)
+        self._flush()
+        return self.queued
+
+    def _flush(self) -> None:
+        while self._outbuf and self.write_error is None:
+            try:
+                n = os.write(self._in, self._outbuf)
+            except BlockingIOError:
+                break
+            except OSError as exc:           # the program closed its input or ended
+                self.write_error = exc
+                self._outbuf.clear()
+                break
+            del self._outbuf[:n]
+            self.written += n
+        want = bool(self._outbuf) and self.write_error is None
+        if want != self._want_write:
+            if want:
+                self._sel.register(self._in, selectors.EVENT_WRITE, "in")
+            else:
+                self._sel.unregister(self._in)
+            self._want_write = want
+
     def send(self, obj: dict, deadline: float | None = None) -> None:
-        """Write one request line; raises OSError (SendTimeout past the
-        deadline) when the program does not take it."""
+        """Write one request line and wait until the program has taken it;
+        raises OSError (SendTimeout past the deadline) when it does not."""
         if deadline is None:
             deadline = time.monotonic() + SEND_TIMEOUT
-        data = memoryview((json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8"))
-        with selectors.DefaultSelector() as wsel:
-            wsel.register(self._in, selectors.EVENT_WRITE)
-            while data:
-                try:
-                    n = os.write(self._in, data)
-                    data = data[n:]
-                    continue
-                except BlockingIOError:
-                    pass
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise SendTimeout("the program does not read its input")
-                if self.proc.poll() is not None:
-                    raise BrokenPipeError("the program has ended")
-                # keep its output flowing while we wait, so it cannot block on it
-                self._read_ready(0)
-                wsel.select(min(remaining, POLL_INTERVAL))
+        end = self.queue(obj)
+        while self.written < end:
+            if self.write_error is not None:
+                raise self.write_error
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SendTimeout("the program does not read its input")
+            if self.proc.poll() is not None:
+                raise BrokenPipeError("the program has ended")
+            # keep its output flowing while we wait, so it cannot block on it
+            self._read_ready(min(remaining, POLL_INTERVAL))
+
+    def selector_fds(self) -> list[tuple[int, int]]:
+        """(fd, selector events) the program's pipes are waited on with now."""
+        return [(key.fd, key.events) for key in self._sel.get_map().values()]
 
     # -- ending ----------------------------------------------------------
 
@@ -340,6 +400,8 @@ class _Process:
                 said_bye = True
             except OSError:
                 pass
+        self._outbuf.clear()                 # what was not taken is dropped
+        self._flush()
         try:
             self.proc.stdin.close()
         except OSError:
@@ -397,6 +459,30 @@ def _group_has_live_member(pgid: int) -> bool:
     return False
 
 
+class _Flight:
+    """One ``run`` request sent and not yet answered."""
+
+    __slots__ = ("key", "seq", "item", "end", "written_at")
+
+    def __init__(self, key: Any, seq: int, item: tuple, end: int):
+        self.key = key
+        self.seq = seq
+        self.item = item                 # (case_id, ruleset, given, when)
+        self.end = end                   # the program has read it when written >= end
+        self.written_at: float | None = None
+
+
+def _pipeline_value(command: str, reply: dict) -> int:
+    """How many requests a hello reply says may be in flight (absent: 1)."""
+    declared = reply.get("pipeline")
+    if declared is None:
+        return 1
+    if not isinstance(declared, int) or isinstance(declared, bool) or declared < 1:
+        raise ProtocolError(f"{command!r}: hello `pipeline` must be an integer of at least 1, "
+                            f"not {declared!r}")
+    return declared
+
+
 class ProtocolClient:
     """Drive one implementation program over protocol 1.
 
@@ -407,12 +493,17 @@ class ProtocolClient:
     where the program's stderr goes (default
     ``reports/runs/<implementation name>.stderr.log`` under the current
     directory, truncated at the start of the run: each run its own log).
-    ``hello_timeout``: the deadline for the hello reply.
+    ``hello_timeout``: the deadline for the hello reply. ``window``: the
+    harness's cap on requests in flight (default ``DEFAULT_WINDOW``; 1: one
+    at a time); the program's ``hello`` decides too (``pipeline``, absent: 1).
+    ``worker``: the number of this program among several of one run (its
+    stderr log is then ``….<worker>.stderr.log`` from 2 on).
     """
 
     def __init__(self, command: str, timeout: float = 5.0, max_restarts: int = DEFAULT_MAX_RESTARTS,
                  stderr_path: str | Path | None = None, *, hello_timeout: float | None = None,
-                 cwd=None, env=None):
+                 cwd=None, env=None, window: int | None = None, worker: int = 1,
+                 _launch_only: bool = False):
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
@@ -428,18 +519,31 @@ class ProtocolClient:
         self.formats: list[str] = [CASE_FORMAT]
         self.profile: list[str] = list(profiles.ALL)
         self.profile_declared = False
+        self.pipeline = 1                  # requests in flight the program accepts (hello)
+        self.window_cap = max(1, int(window if window is not None else DEFAULT_WINDOW))
+        self.pipeline_failures = 0         # failures with several requests in flight
         self.restarts = 0
         self.consecutive_failures = 0
         self.cases_sent = 0
         self.unavailable: str | None = None
         self.gave_up: dict | None = None
+        self.worker = int(worker)
         self._last_case: str | None = None
         self._seq = 0
         self._explicit_stderr = stderr_path is not None
+        if stderr_path is not None and self.worker > 1:
+            stderr_path = _worker_path(Path(stderr_path), self.worker)
         self._sink = _StderrSink(stderr_path)
         self._proc: _Process | None = None
         self._needs_restart = False
-        self._start(first=True)
+        self._flights: dict[int, _Flight] = {}     # seq -> request in flight, oldest first
+        self._head_since = 0.0                     # when the oldest in flight became the oldest
+        self._requeue: collections.deque = collections.deque()   # to send again (not at fault)
+        self._solo: collections.deque = collections.deque()      # to send again, one at a time
+        if _launch_only:
+            self._launch(first=True)
+        else:
+            self._start(first=True)
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -451,7 +555,21 @@ class ProtocolClient:
     def stderr_path(self) -> Path | None:
         return self._sink.path
 
+    @property
+    def window(self) -> int:
+        """Requests that may be in flight now: the program's ``pipeline``, the
+        harness's cap, and 1 after ``PIPELINE_STRIKES`` failures with several
+        in flight."""
+        if self.pipeline_failures >= PIPELINE_STRIKES:
+            return 1
+        return min(self.pipeline, self.window_cap)
+
     def _start(self, first: bool = False) -> None:
+        self._launch(first)
+        self._greet(first)
+
+    def _launch(self, first: bool = False) -> None:
+        """Start the program and send ``hello`` (the reply is read by :meth:`_greet`)."""
         if not first:
             self._sink.note(f"--- kodex: restart {self.restarts} of {self.command} ---\n")
         try:
@@ -460,26 +578,35 @@ class ProtocolClient:
             self._proc = None
             raise ProtocolError(f"cannot start {self.command!r}: {exc}") from exc
         try:
+            self._proc.send({"cmd": "hello", "protocol": PROTOCOL_VERSION,
+                             "format": CASE_FORMAT})
+        except OSError as exc:
+            self._hello_failed(first)
+            raise ProtocolError(f"{self.command!r} did not take the hello request: {exc}")
+
+    def _greet(self, first: bool = False) -> None:
+        try:
             self._hello()
         except ProtocolError:
-            if first:
-                self._default_sink()
-            self._proc.stop()
-            self._proc = None
+            self._hello_failed(first)
             raise
         if first:
             self._default_sink()
 
+    def _hello_failed(self, first: bool) -> None:
+        if first:
+            self._default_sink()
+        self._proc.stop()
+        self._proc = None
+
     def _default_sink(self) -> None:
         if not self._explicit_stderr:
-            self._sink.set_path(Path("reports") / "runs" / f"{_slug(self.name)}.stderr.log")
+            suffix = f".{self.worker}" if self.worker > 1 else ""
+            self._sink.set_path(Path("reports") / "runs" /
+                                f"{_slug(self.name)}{suffix}.stderr.log")
 
     def _hello(self) -> None:
         proc = self._proc
-        try:
-            proc.send({"cmd": "hello", "protocol": PROTOCOL_VERSION, "format": CASE_FORMAT})
-        except OSError as exc:
-            raise ProtocolError(f"{self.command!r} did not take the hello request: {exc}")
         item = proc.receive(time.monotonic() + self.hello_timeout)
         if item is None:
             raise ProtocolError(f"{self.command!r} did not answer hello within "
@@ -503,6 +630,7 @@ class ProtocolClient:
             raise ProtocolError(f"{self.command!r} speaks protocol {reply['protocol']}, "
                                 f"not {PROTOCOL_VERSION}")
         self.formats = _formats(self.command, reply)
+        self.pipeline = _pipeline_value(self.command, reply)
         impl = reply.get("implementation")
         self.implementation = dict(impl) if isinstance(impl, dict) else {}
         rulesets = reply.get("rulesets")
@@ -555,6 +683,7 @@ class ProtocolClient:
         return False
 
     def close(self) -> None:
+        self._flights.clear()
         if self._proc is not None:
             self._proc.stop(say_bye=True)
             self._proc = None
@@ -575,63 +704,397 @@ class ProtocolClient:
 
     def run(self, case_id: str, ruleset: str, given: dict | None, when: list | None) -> dict:
         """Send one case (without ``then``) and return the reply for it."""
+        for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
+            return reply
+        raise AssertionError("unreachable: one reply per case")  # pragma: no cover
+
+    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+        """Send the cases ``items`` — ``(key, case_id, ruleset, given, when)``,
+        taken lazily — with up to :attr:`window` requests in flight, and yield
+        ``(key, reply)`` for each, in the order of ``items``."""
+        return drive([self], items)
+
+    # -- the requests in flight (used by :func:`drive`) --------------------------
+
+    def _idle(self) -> bool:
+        return not (self._flights or self._requeue or self._solo)
+
+    def _room(self) -> int:
+        if self.unavailable:
+            return 0
+        if self._solo:
+            return 0 if self._flights else 1
+        return self.window - len(self._flights)
+
+    def _backlog(self) -> tuple | None:
+        """The next case of this client's own to send again, if it may be sent now."""
+        if self._solo:
+            return self._solo.popleft() if not self._flights else None
+        if self._requeue and len(self._flights) < self.window:
+            return self._requeue.popleft()
+        return None
+
+    def _drop_backlog(self, message: str) -> list[tuple[Any, dict]]:
+        """Every case waiting to be sent again: not run (the harness gave up)."""
+        out = []
+        while self._solo or self._requeue:
+            key, _item = (self._solo or self._requeue).popleft()
+            self._seq += 1
+            out.append((key, self._harness(self._seq, "not_run", message)))
+        return out
+
+    def _submit(self, key: Any, item: tuple) -> list[tuple[Any, dict]]:
+        """Send one case; the replies already known (a not-run case), if any."""
         self._seq += 1
         seq = self._seq
         if self.unavailable:
-            return self._harness(seq, "not_run", self.unavailable)
+            return [(key, self._harness(seq, "not_run", self.unavailable))]
         if self._needs_restart or self._proc is None or not self._proc.alive():
+            if self._flights:
+                # the program ended with requests in flight: :meth:`_service` sees it
+                return self._service() + self._submit(key, item)
             if self._proc is not None and not self._needs_restart:
                 # the program ended between cases: that costs the case before
                 self.consecutive_failures += 1
             if not self._restart():
-                return self._harness(seq, "not_run", self.unavailable)
-        reply = self._run(seq, case_id, ruleset, given, when)
-        self._last_case = case_id
-        self.cases_sent += 1
-        if "harness" not in reply:
-            self.consecutive_failures = 0
-        return reply
-
-    def _run(self, seq: int, case_id: str, ruleset: str, given: dict | None,
-             when: list | None) -> dict:
+                return [(key, self._harness(seq, "not_run", self.unavailable))] + \
+                    self._drop_backlog(self.unavailable)
+        case_id, ruleset, given, when = item
         request = {"cmd": "run", "seq": seq,
                    "case": {"id": case_id, "ruleset": ruleset,
                             "given": given if given is not None else {},
                             "when": when if when is not None else []}}
         proc = self._proc
-        try:
-            proc.send(request, time.monotonic() + max(self.timeout, SEND_TIMEOUT))
-        except SendTimeout:
-            self._needs_restart = True
-            return self._harness(seq, "timeout", "the implementation did not read the request "
-                                                 f"within {max(self.timeout, SEND_TIMEOUT):g} s")
-        except OSError as exc:
-            self._needs_restart = True
-            return self._harness(seq, "error", f"implementation died (cannot send: {exc})")
-        item = proc.receive(time.monotonic() + self.timeout)
-        if item is None:
-            self._needs_restart = True
-            return self._harness(seq, "timeout", f"no reply within {self.timeout:g} s")
-        if item is _TOO_LONG:
-            self._needs_restart = True
-            return self._harness(seq, "error", f"malformed reply (a line longer than "
-                                               f"{MAX_REPLY_BYTES} bytes)")
-        if item is _EOF:
-            self._needs_restart = True
-            status = proc.proc.poll()
-            return self._harness(seq, "error",
-                                 f"implementation died without a reply (exit status {status})")
-        text = item.decode("utf-8", errors="replace").strip()
+        end = proc.queue(request)
+        flight = _Flight(key, seq, item, end)
+        now = time.monotonic()
+        if proc.written >= end:
+            flight.written_at = now
+        if not self._flights:
+            self._head_since = now
+        self._flights[seq] = flight
+        return []
+
+    def _deadline(self) -> tuple[float, bool]:
+        """(when the oldest request in flight times out, whether it was read whole)."""
+        head = next(iter(self._flights.values()))
+        if head.written_at is None and self._proc is not None and \
+                self._proc.written >= head.end:
+            head.written_at = time.monotonic()
+        if head.written_at is None:
+            return self._head_since + max(self.timeout, SEND_TIMEOUT), False
+        return max(self._head_since, head.written_at) + self.timeout, True
+
+    def _service(self) -> list[tuple[Any, dict]]:
+        """Take every reply already read, notice the program's end and the
+        oldest request's deadline, without waiting; the replies resolved."""
+        out: list[tuple[Any, dict]] = []
+        while self._flights and self._proc is not None and not self._needs_restart:
+            proc = self._proc
+            if proc._lines:
+                out.extend(self._on_line(proc._lines.popleft()))
+                continue
+            if proc._too_long:
+                out.extend(self._lost(f"malformed reply (a line longer than "
+                                      f"{MAX_REPLY_BYTES} bytes)", "a reply line too long"))
+                break
+            if not proc._out_eof and proc.proc.poll() is not None:
+                # the program ended; a child of it may hold the pipe open, so
+                # take what is already there and call it the end
+                while proc._read_ready(0):
+                    pass
+                if proc._lines or proc._too_long:
+                    continue
+                proc._out_eof = True
+            if proc._out_eof:
+                status = proc.proc.poll()
+                out.extend(self._lost(f"implementation died without a reply "
+                                      f"(exit status {status})", "the program ended"))
+                break
+            deadline, read = self._deadline()
+            if proc.write_error is not None and not read:
+                exc = proc.write_error
+                out.extend(self._lost(f"implementation died (cannot send: {exc})",
+                                      f"the program did not take its input ({exc})"))
+                break
+            if time.monotonic() >= deadline:
+                out.extend(self._timed_out(read))
+            break
+        return out
+
+    def _resolve(self, flight: _Flight, reply: dict) -> tuple[Any, dict]:
+        head = next(iter(self._flights))
+        del self._flights[flight.seq]
+        if flight.seq == head:
+            self._head_since = time.monotonic()
+        self._last_case = flight.item[0]
+        self.cases_sent += 1
+        if "harness" not in reply:
+            self.consecutive_failures = 0
+        return flight.key, reply
+
+    def _fault(self, flight: _Flight, outcome: str, message: str) -> list[tuple[Any, dict]]:
+        """``flight``'s case gets the harness's verdict; the program is
+        restarted, the other requests in flight are sent again after it."""
+        done = [self._resolve(flight, self._harness(flight.seq, outcome, message))]
+        self._needs_restart = True
+        self._requeue.extendleft(reversed([(f.key, f.item) for f in self._flights.values()]))
+        self._flights.clear()
+        return done
+
+    def _lost(self, message: str, what: str) -> list[tuple[Any, dict]]:
+        """A failure that names no request (the program died, a line that is
+        not a reply to any request in flight). With one request in flight it
+        is that one's; with several, each is sent again alone after a restart,
+        so that the failure falls on the case that causes it."""
+        if len(self._flights) == 1:
+            return self._fault(next(iter(self._flights.values())), "error", message)
+        flights = list(self._flights.values())
+        self._flights.clear()
+        self._needs_restart = True
+        self._solo.extendleft(reversed([(f.key, f.item) for f in flights]))
+        self.pipeline_failures += 1
+        self._sink.note(f"--- kodex: {what} with {len(flights)} requests in flight; each is "
+                        "sent again alone ---\n")
+        if self.pipeline_failures == PIPELINE_STRIKES:
+            self._sink.note(f"--- kodex: {PIPELINE_STRIKES} such failures: one request at "
+                            "a time from now on ---\n")
+        return []
+
+    def _timed_out(self, read: bool) -> list[tuple[Any, dict]]:
+        head = next(iter(self._flights.values()))
+        if not read:
+            limit = max(self.timeout, SEND_TIMEOUT)
+            return self._fault(head, "timeout", "the implementation did not read the request "
+                                                f"within {limit:g} s")
+        return self._fault(head, "timeout", f"no reply within {self.timeout:g} s")
+
+    def _on_line(self, line: bytes) -> list[tuple[Any, dict]]:
+        text = line.decode("utf-8", errors="replace").strip()
         try:
             reply = json.loads(text)
         except ValueError:
-            self._needs_restart = True
-            return self._harness(seq, "error", f"malformed reply (not JSON): {text[:200]!r}")
-        problem = _reply_problem(reply, seq)
+            return self._lost(f"malformed reply (not JSON): {text[:200]!r}",
+                              "a reply that is not JSON")
+        seq = reply.get("seq") if isinstance(reply, dict) else None
+        flight = self._flights.get(seq) if isinstance(seq, int) and \
+            not isinstance(seq, bool) else None
+        if flight is None:
+            if len(self._flights) > 1:
+                what = ("a reply that is not an object" if not isinstance(reply, dict)
+                        else f"a reply with seq {seq!r}, of no request in flight")
+                return self._lost(f"malformed reply ({what}): {text[:200]!r}", what)
+            flight = next(iter(self._flights.values()))
+        problem = _reply_problem(reply, flight.seq)
         if problem:
+            return self._fault(flight, "error", f"malformed reply ({problem}): {text[:200]!r}")
+        return [self._resolve(flight, reply)]
+
+    def _abandon(self) -> None:
+        """The caller stopped before every reply came: the program is restarted
+        before the next case (the replies still due would be taken for it)."""
+        if self._flights:
+            self._flights.clear()
             self._needs_restart = True
-            return self._harness(seq, "error", f"malformed reply ({problem}): {text[:200]!r}")
-        return reply
+        self._requeue.clear()
+        self._solo.clear()
+
+
+def _worker_path(path: Path, worker: int) -> Path:
+    """``r.stderr.log`` → ``r.2.stderr.log`` (``x.log`` → ``x.2.log``)."""
+    name = path.name
+    if name.endswith(".stderr.log"):
+        return path.with_name(f"{name[:-len('.stderr.log')]}.{worker}.stderr.log")
+    return path.with_name(f"{path.stem}.{worker}{path.suffix}")
+
+
+def drive(clients: list[ProtocolClient], items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+    """Run the cases ``items`` (``(key, case_id, ruleset, given, when)``, taken
+    lazily) through ``clients``, each with up to its :attr:`ProtocolClient.window`
+    requests in flight; yield ``(key, reply)`` in the order of ``items``. A
+    client takes the next case whenever it has room, so the share of each
+    depends on its speed, never the replies. When one client gives up, the
+    cases not sent yet are not run (what is in flight still comes back)."""
+    source = iter(items)
+    results: dict[int, tuple[Any, dict]] = {}
+    keys: dict[int, Any] = {}          # the item's position -> the caller's key
+    count = 0
+    emitted = 0
+    exhausted = False
+    pace = PACE
+
+    def take() -> tuple | None:
+        nonlocal count, exhausted
+        if exhausted:
+            return None
+        try:
+            key, *item = next(source)
+        except StopIteration:
+            exhausted = True
+            return None
+        n = count
+        count += 1
+        return n, key, tuple(item)
+
+    def store(done: list) -> None:
+        for n, reply in done:
+            results[n] = reply
+
+    def given_up() -> str | None:
+        return next((c.unavailable for c in clients if c.unavailable), None)
+
+    try:
+        while True:
+            for client in clients:
+                store(client._service())
+            stop = given_up()
+            if stop:
+                for client in clients:
+                    store(client._drop_backlog(stop))
+                while True:
+                    nxt = take()
+                    if nxt is None:
+                        break
+                    n, key, _item = nxt
+                    keys[n] = key
+                    store([(n, {"seq": None, "harness": {"outcome": "not_run",
+                                                         "message": stop}})])
+            else:
+                for client in clients:
+                    while client._room() > 0:
+                        own = client._backlog()
+                        if own is not None:
+                            store(client._submit(*own))
+                            continue
+                        nxt = take()
+                        if nxt is None:
+                            break
+                        n, key, item = nxt
+                        keys[n] = key
+                        store(client._submit(n, item))
+                        if client.unavailable:
+                            break
+            progressed = False
+            while emitted in results:
+                reply = results.pop(emitted)
+                yield keys.pop(emitted), reply
+                emitted += 1
+                progressed = True
+            if exhausted and emitted == count and \
+                    all(c._idle() for c in clients):
+                return
+            if not progressed:
+                pace = _wait(clients, pace)
+    finally:
+        for client in clients:
+            client._abandon()
+
+
+def _wait(clients: list[ProtocolClient], pace: float = 0.0) -> float:
+    """Wait for output (or room to write) from any program with requests in
+    flight, until the earliest deadline (at most ``POLL_INTERVAL``); returns
+    the pace for the next wait.
+
+    Pacing: while every such program has at least ``PACE_FLIGHTS`` requests
+    (and half its window) in flight, the harness first sleeps ``pace`` seconds
+    and takes the replies that came meanwhile, instead of waking on each one:
+    a program with work queued loses nothing by it, and the harness is no
+    longer woken by (and, by the scheduler, put beside) the program on every
+    line. When the programs answered nearly all in that time (they are faster
+    than the pace), the pace is halved, and below ``PACE_MIN`` it stops."""
+    busy = [c for c in clients if c._flights and c._proc is not None and not c._needs_restart]
+    if not busy:
+        return pace
+    now = time.monotonic()
+    timeout = min(POLL_INTERVAL, max(0.0, min(c._deadline()[0] for c in busy) - now))
+    if pace and timeout > pace and all(len(c._flights) >= max(PACE_FLIGHTS, c.window // 2)
+                                       for c in busy):
+        in_flight = sum(len(c._flights) for c in busy)
+        time.sleep(pace)
+        for c in busy:
+            c._proc._read_ready(0)
+        ready = sum(len(c._proc._lines) for c in busy)
+        if ready * 4 >= in_flight * 3:
+            pace = pace / 2 if pace / 2 >= PACE_MIN else 0.0
+        if ready or any(c._proc._too_long or c._proc._out_eof for c in busy):
+            return pace
+        timeout = max(0.0, timeout - pace)
+    if len(busy) == 1:
+        busy[0]._proc._read_ready(timeout)
+        return pace
+    poller = select.poll()
+    for c in busy:
+        for fd, events in c._proc.selector_fds():
+            poller.register(fd, (select.POLLIN if events & selectors.EVENT_READ else 0)
+                            | (select.POLLOUT if events & selectors.EVENT_WRITE else 0))
+    if poller.poll(timeout * 1000.0):
+        for c in busy:
+            c._proc._read_ready(0)
+    return pace
+
+
+class ProtocolPool:
+    """Several programs of one implementation (``kodex run --jobs N``), each a
+    :class:`ProtocolClient` served a share of the cases by :func:`drive`.
+    Started together (hello to all, then the replies); what the runner reads
+    (implementation, rulesets, verbs, profile) is the first program's."""
+
+    def __init__(self, command: str, jobs: int, **kw):
+        if jobs < 1:
+            raise ValueError("jobs must be at least 1")
+        self.clients: list[ProtocolClient] = []
+        try:
+            for k in range(1, jobs + 1):
+                self.clients.append(ProtocolClient(command, worker=k, _launch_only=True, **kw))
+            for client in self.clients:
+                client._greet(first=True)
+        except BaseException:
+            self.close()
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("implementation", "rulesets", "verbs", "formats", "profile",
+                    "profile_declared", "pipeline", "window", "name", "command", "timeout"):
+            return getattr(self.clients[0], name)
+        raise AttributeError(name)
+
+    @property
+    def gave_up(self) -> dict | None:
+        return next((c.gave_up for c in self.clients if c.gave_up), None)
+
+    @property
+    def unavailable(self) -> str | None:
+        return next((c.unavailable for c in self.clients if c.unavailable), None)
+
+    @property
+    def restarts(self) -> int:
+        return sum(c.restarts for c in self.clients)
+
+    @property
+    def stderr_path(self) -> Path | None:
+        return self.clients[0].stderr_path
+
+    @property
+    def stderr_paths(self) -> list[Path]:
+        return [c.stderr_path for c in self.clients if c.stderr_path is not None]
+
+    def run(self, case_id: str, ruleset: str, given: dict | None, when: list | None) -> dict:
+        for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
+            return reply
+        raise AssertionError("unreachable: one reply per case")  # pragma: no cover
+
+    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+        return drive(self.clients, items)
+
+    def close(self) -> None:
+        for client in self.clients:
+            client.close()
+
+    def __enter__(self) -> "ProtocolPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _reply_problem(reply: Any, seq: int) -> str | None:

@@ -12,6 +12,11 @@ Covers:
   ``model.engine.run_case`` or through an implementation speaking the HKK
   protocol (a :class:`conformance.protocol.ProtocolClient`), and comparing the
   observed view with the case's ``then`` (``conformance.matching``);
+* running many through an implementation with several requests in flight
+  (:func:`run_cases` uses the client's ``run_many`` when it has one: the
+  implementation works on the next cases while the harness judges a reply;
+  ``kodex run --jobs N`` gives it a :class:`conformance.protocol.ProtocolPool`
+  of N programs); the outcomes stay in the cases' order;
 * running many (:func:`run_cases`): an exception inside the engine makes that
   case ``error`` (with the traceback) and never stops the run; expected
   failures (``--xfail FILE``, :func:`load_xfail`) turn ``fail``/``error``/
@@ -50,7 +55,7 @@ import time
 import traceback as _tb
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from conformance.profiles import ALL as ALL_OBSERVATIONS
 from conformance.profiles import missing as missing_observations
@@ -379,54 +384,71 @@ def run_one(case, ruleset: str | None = None, impl=None, *,
     :func:`choose_ruleset`); ``impl`` a ProtocolClient (None: in-process).
     """
     t0 = time.perf_counter()
-    oc = CaseOutcome(case_id=case.id, clause=case.clause, title=case.title or "",
-                     file=str(case.file), line=case.line, outcome="error",
-                     also=list(case.also or []), observes=observations_of(case.then))
+    oc = _new_outcome(case)
     try:
-        chosen, why = choose_ruleset(case, ruleset)
-        oc.ruleset = chosen
+        chosen = _prepare(case, ruleset, impl, oc)
         if chosen is None:
-            oc.outcome, oc.message = "skip", why
-            oc.unsupported = [f"ruleset:{ruleset}"]
             return oc
-        if impl is None:
-            from model import engine
-            rulesets = list(engine.available_rulesets())
-            verbs = set(engine.SUPPORTED_VERBS)
-        else:
-            rulesets = list(impl.rulesets or [])
-            verbs = set(impl.verbs) if impl.verbs is not None else None
-        if rulesets and chosen not in rulesets:
-            oc.outcome = "skip"
-            oc.message = f"unsupported ruleset {chosen} (available: {', '.join(rulesets)})"
-            oc.unsupported = [f"ruleset:{chosen}"]
-            return oc
-        if verbs is not None:
-            missing = [v for v in _case_verbs(case) if v not in verbs]
-            if missing:
-                oc.outcome = "skip"
-                oc.message = "unsupported: " + ", ".join(missing)
-                oc.unsupported = [f"verb:{v}" for v in missing]
-                return oc
-        if impl is not None and getattr(impl, "profile_declared", False):
-            lacking = missing_observations(oc.observes, impl.profile)
-            if lacking:
-                oc.outcome = "skip"
-                oc.message = ("profile: the case observes " + ", ".join(lacking)
-                              + ", outside the implementation's declared profile")
-                oc.unsupported = [f"profile:{o}" for o in lacking]
-                return oc
         if impl is None:
             _run_in_process(case, chosen, oc, timeout)
         else:
-            _run_through(case, chosen, impl, oc)
+            _take_reply(case, oc, impl.run(case.id, chosen, case.given, case.when))
     except Exception as exc:  # a fault of the harness itself: still per case
-        oc.outcome = "error"
-        oc.message = f"{type(exc).__name__}: {exc}"
-        oc.traceback = _tb.format_exc()
+        _harness_fault(oc, exc)
     finally:
         oc.duration_ms = round((time.perf_counter() - t0) * 1000.0, 3)
     return oc
+
+
+def _new_outcome(case) -> CaseOutcome:
+    return CaseOutcome(case_id=case.id, clause=case.clause, title=case.title or "",
+                       file=str(case.file), line=case.line, outcome="error",
+                       also=list(case.also or []), observes=observations_of(case.then))
+
+
+def _harness_fault(oc: CaseOutcome, exc: Exception) -> None:
+    oc.outcome = "error"
+    oc.message = f"{type(exc).__name__}: {exc}"
+    oc.traceback = _tb.format_exc()
+
+
+def _prepare(case, ruleset: str | None, impl, oc: CaseOutcome) -> str | None:
+    """The ruleset to run ``case`` under, or None when ``oc`` is already its
+    outcome (a skip: the ruleset, a verb or an observation is not supported)."""
+    chosen, why = choose_ruleset(case, ruleset)
+    oc.ruleset = chosen
+    if chosen is None:
+        oc.outcome, oc.message = "skip", why
+        oc.unsupported = [f"ruleset:{ruleset}"]
+        return None
+    if impl is None:
+        from model import engine
+        rulesets = list(engine.available_rulesets())
+        verbs = set(engine.SUPPORTED_VERBS)
+    else:
+        rulesets = list(impl.rulesets or [])
+        verbs = set(impl.verbs) if impl.verbs is not None else None
+    if rulesets and chosen not in rulesets:
+        oc.outcome = "skip"
+        oc.message = f"unsupported ruleset {chosen} (available: {', '.join(rulesets)})"
+        oc.unsupported = [f"ruleset:{chosen}"]
+        return None
+    if verbs is not None:
+        missing = [v for v in _case_verbs(case) if v not in verbs]
+        if missing:
+            oc.outcome = "skip"
+            oc.message = "unsupported: " + ", ".join(missing)
+            oc.unsupported = [f"verb:{v}" for v in missing]
+            return None
+    if impl is not None and getattr(impl, "profile_declared", False):
+        lacking = missing_observations(oc.observes, impl.profile)
+        if lacking:
+            oc.outcome = "skip"
+            oc.message = ("profile: the case observes " + ", ".join(lacking)
+                          + ", outside the implementation's declared profile")
+            oc.unsupported = [f"profile:{o}" for o in lacking]
+            return None
+    return chosen
 
 
 def _run_in_process(case, ruleset: str, oc: CaseOutcome, timeout: float | None) -> None:
@@ -446,10 +468,10 @@ def _run_in_process(case, ruleset: str, oc: CaseOutcome, timeout: float | None) 
     _compare(case, oc, res.state, res.events, res.result, res.refused)
 
 
-def _run_through(case, ruleset: str, impl, oc: CaseOutcome) -> None:
+def _take_reply(case, oc: CaseOutcome, reply: dict) -> None:
+    """Judge an implementation's reply to ``case`` (conformance.protocol)."""
     from conformance.protocol import interpret_reply
 
-    reply = impl.run(case.id, ruleset, case.given, case.when)
     kind, payload = interpret_reply(reply)
     if kind == "observed":
         _compare(case, oc, payload["state"], payload["events"], payload["result"],
@@ -522,15 +544,19 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     implementation = dict(impl.implementation or {}) if impl is not None else _reference_info()
     bar = _Progress(len(cases), progress)
     outcomes: list[CaseOutcome] = []
+    if impl is not None and hasattr(impl, "run_many"):
+        each = _run_pipelined(cases, ruleset, impl)
+    else:
+        each = (run_one(case, ruleset, impl, timeout=timeout) for case in cases)
     try:
-        for case in cases:
-            oc = run_one(case, ruleset, impl, timeout=timeout)
+        for oc in each:                      # one outcome per case, in order
             apply_xfail(oc, xfail)
             outcomes.append(oc)
             if on_outcome is not None:
                 on_outcome(oc)
-            bar.advance(case.id)
+            bar.advance(oc.case_id)
     finally:
+        each.close()
         bar.close()
     report = RunReport(outcomes=outcomes, implementation=implementation,
                        ruleset=ruleset or DEFAULT_RULESET, started=started, finished=_now(),
@@ -540,6 +566,42 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
         report.profile_declared = bool(getattr(impl, "profile_declared", False))
         report.gave_up = getattr(impl, "gave_up", None)
     return report
+
+
+def _run_pipelined(cases: list, ruleset: str | None, impl) -> Iterator[CaseOutcome]:
+    """The outcomes of ``cases``, in order, through ``impl.run_many``: the
+    implementation gets the next cases while the harness judges the replies
+    (``docs/spec/hkk-protocol-additions.md``, "Requests in flight"). A case's
+    ``duration_ms`` is the time from the previous case's verdict to its own."""
+    prepared = []
+    for case in cases:
+        oc = _new_outcome(case)
+        try:
+            chosen = _prepare(case, ruleset, impl, oc)
+        except Exception as exc:  # a fault of the harness itself: still per case
+            _harness_fault(oc, exc)
+            chosen = None
+        prepared.append((case, oc, chosen))
+    replies = impl.run_many((n, case.id, chosen, case.given, case.when)
+                            for n, (case, _oc, chosen) in enumerate(prepared)
+                            if chosen is not None)
+    t0 = time.perf_counter()
+    try:
+        for n, (case, oc, chosen) in enumerate(prepared):
+            if chosen is not None:
+                key, reply = next(replies)
+                if key != n:                 # pragma: no cover (drive keeps the order)
+                    raise RuntimeError(f"reply for case {key} in place of {n}")
+                try:
+                    _take_reply(case, oc, reply)
+                except Exception as exc:  # a fault of the harness itself: still per case
+                    _harness_fault(oc, exc)
+            now = time.perf_counter()
+            oc.duration_ms = round((now - t0) * 1000.0, 3)
+            t0 = now
+            yield oc
+    finally:
+        replies.close()
 
 
 def unavailable_report(cases: Iterable, reason: str, ruleset: str | None = None,

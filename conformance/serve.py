@@ -19,7 +19,10 @@ Additions to protocol 1 (to be listed in ``docs/spec/hkk-protocol.md`` under
 a request line that is not JSON, not an object, has no known ``cmd``, or is a
 ``run`` without an integer ``seq`` gets ``{"ok": false, "error": "..."}`` and
 the server goes on with the next line; a ``run`` with a ``seq`` but no usable
-``case`` gets ``errored``; refused replies carry ``result`` too.
+``case`` gets ``errored``; refused replies carry ``result`` too; ``hello``
+declares ``pipeline`` (``PIPELINE``): requests are read one line at a time and
+answered in the order they came, so the harness may send the next ones before
+a reply (docs/spec/hkk-protocol-additions.md, "Requests in flight").
 
 Limits (``docs/spec/hkk-protocol-additions.md``, "Limits"; listed in the ``hello`` reply as
 ``limits``): every request is checked against them before any work is done, and a
@@ -57,6 +60,11 @@ _DIGITS = len(str(MAX_INT))     # a longer literal is never converted
 
 LIMITS = {"line_bytes": MAX_LINE_BYTES, "depth": MAX_DEPTH, "steps": MAX_STEPS,
           "cards": MAX_CARDS, "integer": MAX_INT}
+
+# Requests that may be in flight (docs/spec/hkk-protocol-additions.md, "Requests in
+# flight"): the server reads one line at a time and answers in order, so any number
+# can wait in its input; this is what it declares in ``hello``.
+PIPELINE = 256
 
 PROTOCOL_VERSION = 1
 IMPLEMENTATION_NAME = "hkk-kodex reference"
@@ -130,7 +138,8 @@ def hello_reply(request: dict) -> dict:
             "formats": list(FORMATS),
             "rulesets": list(engine.available_rulesets()),
             "verbs": list(engine.SUPPORTED_VERBS),
-            "limits": dict(LIMITS)}
+            "limits": dict(LIMITS),
+            "pipeline": PIPELINE}
 
 
 def _verbs(when: list) -> list[str]:
@@ -165,7 +174,8 @@ def run_reply(seq: int, case: Any, ruleset_default: str = "kodex") -> dict:
     ruleset = case.get("ruleset") or ruleset_default
     try:
         engine = _engine()
-        if ruleset not in engine.available_rulesets():
+        known = _serving_rulesets
+        if ruleset not in (known if known is not None else engine.available_rulesets()):
             return {"seq": seq, "skipped": f"unknown ruleset {ruleset}",
                     "unsupported": [f"ruleset:{ruleset}"]}
         missing = [v for v in _verbs(when) if v not in engine.SUPPORTED_VERBS]
@@ -399,6 +409,25 @@ def _lines(stdin: IO) -> Any:
         yield line
 
 
+class _Rulesets:
+    """The engine's rulesets, asked of it once per :func:`serve` (on the first
+    ``in`` test): the engine lists its ruleset files on every call."""
+
+    __slots__ = ("_names",)
+
+    def __init__(self):
+        self._names: frozenset | None = None
+
+    def __contains__(self, name: object) -> bool:
+        if self._names is None:
+            self._names = frozenset(_engine().available_rulesets())
+        return name in self._names
+
+
+# the rulesets while serve() runs (None outside it: run_reply asks the engine)
+_serving_rulesets: _Rulesets | None = None
+
+
 def serve(stdin: IO | None = None, stdout: IO[str] | None = None,
           ruleset_default: str = "kodex") -> int:
     """Speak protocol 1 until ``bye`` or end of input; returns the exit status.
@@ -408,16 +437,21 @@ def serve(stdin: IO | None = None, stdout: IO[str] | None = None,
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     encoding = getattr(stdout, "encoding", None) or "utf-8"
-    for line in _lines(stdin):
-        if not line.strip():
-            continue
-        reply, go_on = handle_line(line, ruleset_default)
-        if reply is not None:
-            try:
-                stdout.write(_dump(reply, encoding) + "\n")
-                stdout.flush()
-            except BrokenPipeError:                 # the harness is gone
+    global _serving_rulesets
+    _serving_rulesets = _Rulesets()
+    try:
+        for line in _lines(stdin):
+            if not line.strip():
+                continue
+            reply, go_on = handle_line(line, ruleset_default)
+            if reply is not None:
+                try:
+                    stdout.write(_dump(reply, encoding) + "\n")
+                    stdout.flush()
+                except BrokenPipeError:                 # the harness is gone
+                    return 0
+            if not go_on:
                 return 0
-        if not go_on:
-            return 0
-    return 0
+        return 0
+    finally:
+        _serving_rulesets = None

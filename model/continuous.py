@@ -62,12 +62,9 @@ def any_in_force(state: State) -> bool:
     """Fast check: is any continuous entry or timed effect around at all?"""
     if state.lasting:
         return True
-    for pname in PLAYERS:
-        pl = state.players[pname]
-        for zone in ("reserve", "guard_post", "table"):
-            for cid in pl.zones[zone]:
-                if state.cards.peek(cid).continuous:
-                    return True
+    for cid in state.effect_cards:
+        if state.on_table(cid) and state.cards.peek(cid).continuous:
+            return True
     return False
 
 

@@ -162,8 +162,15 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     changed = True
     while changed:
         changed = False
-        for card in list(st.permanents()):
+        ids = list(st.permanent_ids())
+        hosts = {st.cards.peek(x).attached_to for x in ids}
+        plain = not st.effect_cards and not st.lasting
+        for cid in ids:
+            card = st.cards.peek(cid)          # read only; copied below when it changes
             if card.kind == "creature":
+                if plain and not card.wounds and not card.counters and (card.base_hp or 0) > 0 \
+                        and cid not in hosts:
+                    continue                   # nothing can bring it to 0 Ép: printed Ép, no wound
                 hp = stats.current_hp(st, card, g.rules)
                 if hp is not None and hp <= 0:
                     if (window and (card.id in g.hit or card.id in was_dying)) or \

@@ -392,6 +392,8 @@ def do_create(g: Game, a: dict[str, Any], by: str) -> None:
     zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
     check_entry(g, card, zone)          # 4.9.1, 5.3.1, 5.4.1: a card that cannot lie there is not made
     st.cards[cid] = card
+    if card.continuous or card.replace:
+        st.effect_cards = st.effect_cards | {cid}
     g.emit("created", card=cid, player=player, zone=zone)
     move_card(g, cid, zone, Cause("create"), to_player=player, active=explicit_active)
 

@@ -11,7 +11,6 @@ The verbs and the modules that carry them out:
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,7 +21,7 @@ from .errors import InputProblem, Refusal
 from .game import Game
 from .play import play, resume_effects
 from .ruleset import DEFAULT_RULESET, Ruleset, available_rulesets, load_ruleset
-from .state import PLAYERS, State, from_given
+from .state import PLAYERS, State, from_given, jcopy
 from .view import result_of, to_dict
 
 ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
@@ -249,7 +248,7 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
 
 def run_case(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET) -> RunResult:
     """Run a case's `given` and `when`; the state returned is the last accepted one."""
-    state, rules, events, refused = run_state(copy.deepcopy(given), copy.deepcopy(when), ruleset)
+    state, rules, events, refused = run_state(given, jcopy(when), ruleset)   # from_given copies `given`
     return RunResult(state=to_dict(state, rules), events=events, refused=refused,
                      result=result_of(state))
 

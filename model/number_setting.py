@@ -102,17 +102,17 @@ def _as_effect(e: NumberEffect) -> Effect:
 
 
 def _winning_set(members: Sequence[NumberEffect]) -> NumberEffect:
+    """The setting that prevails (mk:5.11.B): against every other setting it has the same value
+    or overrides it by mk:5.10. Settings of the same value never contradict, so the comparison
+    is made with every member, never pair by pair in list order."""
     policy = compile_policy("mk-5.10")
-    best = members[0]
-    for e in members[1:]:
-        v = policy.resolve(_as_effect(best), _as_effect(e))
-        if v.winner == "b":
-            best = e
-        elif v.winner is None and e.value != best.value:
-            raise UnresolvedSetting(
-                f"setting effects {best!r} and {e!r} contradict and mk:5.10 does not order them"
-            )
-    return best
+    for e in members:
+        if all(o.value == e.value or policy.resolve(_as_effect(e), _as_effect(o)).winner == "a"
+               for o in members if o is not e):
+            return e
+    raise UnresolvedSetting(
+        f"setting effects {list(members)!r} contradict and mk:5.10 does not order them"
+    )
 
 
 def _run(

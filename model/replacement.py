@@ -63,9 +63,13 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
                frozen: Callable[[Card], bool]) -> list[Candidate]:
     st = g.state
     out = []
+    if not st.effect_cards:
+        return out
     for pname in PLAYERS:
         for zone in ("reserve", "guard_post", "table"):
             for cid in st.players[pname].zones[zone]:
+                if cid not in st.effect_cards:
+                    continue
                 card = st.cards.peek(cid)
                 if not card.replace or frozen(card) or cid == source:   # mk:5.12.A: not its own
                     continue

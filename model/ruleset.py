@@ -67,7 +67,13 @@ _KEYS = {"name", "extends", "description", "starting_hp", "max_hp", "starting_vp
 
 
 def available_rulesets() -> list[str]:
-    return sorted(p.stem for p in RULESET_DIR.glob("*.yaml"))
+    return list(_ruleset_names())
+
+
+@lru_cache(maxsize=1)
+def _ruleset_names() -> tuple[str, ...]:
+    """The ruleset files, read once per process (they are part of the kit, not of a run)."""
+    return tuple(sorted(p.stem for p in RULESET_DIR.glob("*.yaml")))
 
 
 def _raw(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:

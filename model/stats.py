@@ -37,11 +37,12 @@ def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
     if card.is_creature and state.controller(card.id) != state.active:
         dmg += rules.defence_bonus_damage
         hp += rules.defence_bonus_hp
-    for name, (dd, dh) in COUNTER_BONUS.items():
-        n = card.counter(name) if counter_works(card, name) else 0   # 132.13 (hook: keywords)
-        dmg += dd * n
-        hp += dh * n
-    if card.has_subtype(ADVENTURER) and counter_works(card, "level"):
+    if card.counters:
+        for name, (dd, dh) in COUNTER_BONUS.items():
+            n = card.counter(name) if counter_works(card, name) else 0   # 132.13 (hook: keywords)
+            dmg += dd * n
+            hp += dh * n
+    if card.counters and card.has_subtype(ADVENTURER) and counter_works(card, "level"):
         n = card.counter("level")  # 125.2
         dmg += n
         hp += n

@@ -121,12 +121,16 @@ def next_phase(g: Game) -> None:
 def _phase_over(g: Game, turn_end: bool) -> None:
     """The end of a phase (and of the turn): timed effects end (99.4), delayed resources come (114)."""
     st = g.state
+    if not st.delayed and not st.lasting:
+        return
+    mark = len(g.events)
     delayed.due(g, "end_of_phase")
     if turn_end:
         delayed.due(g, "end_of_turn")
     for ident in continuous.expire(st, "turn_end" if turn_end else "phase_end"):
         g.emit("effect_ended", effect=ident)
-    settle(g)
+    if len(g.events) != mark:
+        settle(g)                     # an effect ended or a resource came: Ép may have changed
 
 
 def advance(g: Game, a: dict[str, Any], by: str) -> None:

@@ -7,12 +7,11 @@ players, all zones, every card with its fields and the derived `damage`,
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from . import combat, stats
 from .ruleset import Ruleset
-from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State
+from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State, jcopy
 
 
 def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
@@ -45,23 +44,23 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
     d["premade"] = card.premade
     d["standalone_token"] = card.standalone_token
     if card.abilities:
-        d["abilities"] = copy.deepcopy(card.abilities)
+        d["abilities"] = jcopy(card.abilities)
     if card.attached_to:
         d["attached_to"] = card.attached_to
     if card.bonus:
         d["bonus"] = dict(card.bonus)
     if card.effects:
-        d["effects"] = copy.deepcopy(card.effects)
+        d["effects"] = jcopy(card.effects)
     if card.continuous:
-        d["continuous"] = copy.deepcopy(card.continuous)
+        d["continuous"] = jcopy(card.continuous)
     if card.replace:
-        d["replace"] = copy.deepcopy(card.replace)
+        d["replace"] = jcopy(card.replace)
     if zone in TABLE_ZONES and card.id in state.turn_info.get("just_damaged", ()):
         d["just_damaged"] = True       # damaged by the last step: a life-saving action may follow (136.8)
     if card.needs_target:
         d["needs_target"] = True
     for k, v in card.extra.items():
-        d.setdefault(k, copy.deepcopy(v))
+        d.setdefault(k, jcopy(v))
     d.update(combat.card_flags(state, card))
     return d
 
@@ -87,13 +86,13 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
         "ruleset": rules.name,
     }
     if state.lasting:
-        out["lasting"] = copy.deepcopy(state.lasting)             # timed effects in force (99.4)
+        out["lasting"] = jcopy(state.lasting)             # timed effects in force (99.4)
     if state.delayed:
-        out["delayed"] = copy.deepcopy(state.delayed)             # delayed resources to come (114)
+        out["delayed"] = jcopy(state.delayed)             # delayed resources to come (114)
     if state.pending:
-        out["pending"] = copy.deepcopy(state.pending)   # the decision and the step it resumes
+        out["pending"] = jcopy(state.pending)   # the decision and the step it resumes
     return out
 
 
 def result_of(state: State) -> Any:
-    return copy.deepcopy(state.result) if state.result else "ongoing"
+    return jcopy(state.result) if state.result else "ongoing"

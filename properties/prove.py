@@ -9,6 +9,12 @@ Clauses covered
 * mk:5.11.A-D with Példa1-3 (``model/number_setting.py``): the worked examples, the smallest
   example on which the "strength-outer" and "kind-outer" readings differ, and whether an
   Ép/VP-style cap (0..20) applied after each step vs only at the end changes the result.
+* Effect combinations (issue 9, "Formal"): the number computation (102.0-102.4 / mk:5.11.B-D
+  with mk:5.10; ``properties/z3_numbers.py``) and the choice among replacements (mk:5.12.C;
+  ``properties/z3_replacement.py``) modelled in Z3 and compared with ``model.numbers.compute``
+  and ``model.replacement.choose`` on every combination of up to three effects of a generated
+  family, with order independence; counterexamples are written as ``hkk-case/1`` files into
+  ``<out-dir>/prove-counterexamples/``.
 
 Outputs ``reports/prove.md`` and ``reports/prove.json`` (``"schema": "hkk-prove/1"``; the
 ``reports/`` of the working directory, or ``--out-dir``; written atomically as a pair through
@@ -31,11 +37,15 @@ import yaml
 from conformance.atomicio import write_json, write_pair
 from model.number_setting import READINGS, NumberEffect, UnresolvedSetting, number_trace, set_number
 from model.priority import Policy, compile_policy, policy_names
+from properties.z3_numbers import PROCEDURES, check_numbers
 from properties.z3_priority import Check, check_policy, effect_json
+from properties.z3_replacement import check_replacement
 
 SCHEMA = "hkk-prove/1"
 ALLOWLIST_FILE = Path(__file__).with_name("gaps_allowlist.yaml")
 CAP = (0, 20)
+COUNTEREXAMPLES = "prove-counterexamples"   # under the out-dir
+MAX_EFFECTS = 3
 
 __all__ = [
     "ALLOWLIST_FILE",
@@ -243,8 +253,13 @@ def collect(
     *,
     allowlist: Mapping[str, Any] | None = None,
     include_number_setting: bool = True,
+    max_effects: int = MAX_EFFECTS,
+    counterexample_dir: Path | str | None = None,
 ) -> dict[str, Any]:
-    """Run every check; returns the report (``checks`` are ``Check`` objects)."""
+    """Run every check; returns the report (``checks`` are ``Check`` objects). ``max_effects``
+    bounds the effect combinations of the number and replacement rows (0: none of those rows);
+    their counterexamples go to ``counterexample_dir`` (default
+    ``reports/prove-counterexamples``)."""
     t0 = time.perf_counter()
     if policies is None:
         policies = [compile_policy(n) for n in policy_names()]
@@ -274,13 +289,31 @@ def collect(
                     ),
                     "quotes": {cr.clause: cr.quote for cr in pol.criteria if cr.mindig},
                 }
+    effects: dict[str, Any] = {}
+    cx_dir = Path(counterexample_dir) if counterexample_dir is not None else Path("reports") / COUNTEREXAMPLES
+    effect_gaps: set[str] = set()
+    effect_checks: list[Check] = []
+    if max_effects > 0:
+        for pol in policies:
+            if pol.name not in PROCEDURES:
+                continue
+            n_counts, n_checks = check_numbers(pol.name, out_dir=cx_dir, allowlist=frozenset(allow),
+                                               max_effects=max_effects)
+            r_counts, r_checks = check_replacement(pol.name, out_dir=cx_dir, allowlist=frozenset(allow),
+                                                   max_effects=max_effects)
+            effect_checks += n_checks + r_checks
+            effects[pol.name] = {"numbers": n_counts, "replacement": r_counts}
+            effect_gaps |= set(n_counts["gap_ids"]) | set(r_counts["gap_ids"])
     checked = {p.name for p in policies}
-    found = {g["id"] for g in gaps}
+    found = {g["id"] for g in gaps} | effect_gaps
+    if max_effects <= 0:   # the effect rows did not run: their allowlist entries are not stale
+        found |= {i for i in allow if "/numbers-" in i or "/replacement-" in i}
     stale = sorted(i for i in allow if i.split("/")[0] in checked and i not in found)
     number_setting = None
     if include_number_setting:
         number_setting, ns_checks = number_setting_findings()
         checks += ns_checks
+    checks += effect_checks
     exit_code = 1 if any(c.failed for c in checks) else 0
     return {
         "schema": SCHEMA,
@@ -291,6 +324,8 @@ def collect(
         "stale_allowlist": stale,
         "equivalence": equivalence,
         "number_setting": number_setting,
+        "effects": effects,
+        "counterexamples": sorted({c.data["case_file"] for c in checks if c.data.get("case_file")}),
         "exit_code": exit_code,
         "elapsed_ms": round((time.perf_counter() - t0) * 1e3, 1),
     }
@@ -392,6 +427,33 @@ def to_markdown(report: Mapping[str, Any]) -> str:
               f"({' → '.join(sm['step']['trace'])}), at end {sm['end']['value']}.")
         else:
             w(f"\nCap {cap['bounds']} per step vs at end: no difference found.")
+    eff = report.get("effects")
+    if eff:
+        w("\n## Effect combinations: numbers (102 / mk:5.11) and replacements (mk:5.12.C)\n")
+        w("Z3 models written from the rule text (`properties/z3_numbers.py`, "
+          "`properties/z3_replacement.py`), using the priority criteria of the compiled policy "
+          "table (`properties/z3_priority.beats`). *engine = model*: the engine's results on every "
+          "multiset of at most three effects, tabulated and encoded as a lookup; one Z3 query asks "
+          "for a combination where the model differs (unsat = none). *order-independent*: the model "
+          "by a Z3 proof (adjacent transpositions generate every permutation), the engine by an "
+          "exhaustive check of every ordered list. Numbers family: set/add × strong/weak × "
+          "continuous/one-shot × timestamp 0..2 × two values, built-in modifier absent/present; "
+          "replacement family: the 96 effects of the priority domain.\n")
+        w("| policy | part | combinations | mismatches | engine errors | ordered lists | order differences | ties (none applies) |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|")
+
+        def mism(c: Mapping[str, Any]) -> str:
+            return f"{c['mismatches']}{'+' if c.get('mismatches_capped') else ''}"
+
+        for name, parts in eff.items():
+            n, r = parts["numbers"], parts["replacement"]
+            w(f"| {name} | numbers ({n['procedure']}) | {n['combinations']} | {mism(n)} | {n['engine_errors']} | "
+              f"{n['ordered_lists']} | {n['order_differences']} | {n['tied_combinations']} |")
+            w(f"| {name} | replacement (mk:5.12.C) | {r['combinations']} | {mism(r)} | {r['engine_errors']} | "
+              f"{r['ordered_lists']} | {r['order_differences']} | {r['tied_sets']} |")
+        if report.get("counterexamples"):
+            w("\nCounterexamples written as `hkk-case/1` files (`then` = the model's result): "
+              + ", ".join(f"`{p}`" for p in report["counterexamples"]))
     w("")
     return "\n".join(L)
 
@@ -426,6 +488,7 @@ def run_prove(
     allowlist_path: Path | str | None = None,
     table: Mapping[str, Any] | None = None,
     console: Any = None,
+    max_effects: int = MAX_EFFECTS,
 ) -> int:
     """Run all checks, print the table, write ``prove.md``/``prove.json`` into ``out_dir``
     (and the JSON also to ``json_path``); returns the exit code."""
@@ -437,10 +500,12 @@ def run_prove(
         names = [policy]
     policies = [compile_policy(n, table=table) for n in names]
     allow = load_allowlist(allowlist_path)
-    report = collect(policies, allowlist=allow, include_number_setting=policy in (None, "mk-5.10"))
+    out = Path(out_dir)
+    report = collect(policies, allowlist=allow, include_number_setting=policy in (None, "mk-5.10"),
+                     max_effects=max_effects if table is None else 0,
+                     counterexample_dir=out / COUNTEREXAMPLES)
     _print_table(report, console)
     data = to_json(report)
-    out = Path(out_dir)
     # atomically, as a pair (prove.md names the SHA-256 of prove.json): an interrupt
     # leaves the previous reports, never a half-written or mismatched one
     write_pair(out / "prove.md", to_markdown(report), out / "prove.json", data)
@@ -455,8 +520,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--policy", metavar="NAME", help="check only this priority policy")
     ap.add_argument("--out-dir", metavar="DIR", default="reports", help="where prove.md/prove.json go")
     ap.add_argument("--allowlist", metavar="FILE", help="known gap classes (default properties/gaps_allowlist.yaml)")
+    ap.add_argument("--max-effects", metavar="N", type=int, default=MAX_EFFECTS,
+                    help=f"effects per combination in the number and replacement rows (default {MAX_EFFECTS}; "
+                         "0 skips those rows); counterexamples go to DIR/prove-counterexamples/")
     args = ap.parse_args(list(argv) if argv is not None else None)
-    return run_prove(Path(args.out_dir), policy=args.policy, json_path=args.json, allowlist_path=args.allowlist)
+    return run_prove(Path(args.out_dir), policy=args.policy, json_path=args.json, allowlist_path=args.allowlist,
+                     max_effects=args.max_effects)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,12 @@
 * ``no-read``: answers hello, then never reads its input again.
 
 ``--pidfile FILE``: the pids of the program and of any child it started, one
-a line, so a test can check that none is left behind.
+a line, so a test can check that none is left behind (appended: every program
+started with the same FILE, restarted or one of several, adds its own).
+
+The modes built on ``kodex serve`` (``good``, ``bg-child``, ``stderr-flood``)
+declare its ``pipeline`` in ``hello``; the others declare none (the harness
+sends them one request at a time) unless given ``--pipeline N``.
 """
 from __future__ import annotations
 
@@ -36,18 +41,23 @@ def out(obj) -> None:
     sys.stdout.flush()
 
 
-def hello() -> None:
+def hello(pipeline: int | None = None) -> None:
     line = sys.stdin.readline()
     if not line:
         sys.exit(0)
     from conformance.serve import hello_reply
-    out(hello_reply(json.loads(line)))
+    reply = hello_reply(json.loads(line))
+    reply.pop("pipeline", None)
+    if pipeline is not None:
+        reply["pipeline"] = pipeline
+    out(reply)
 
 
 def main(argv: list[str]) -> int:
     mode = argv[0]
     pids = [os.getpid()]
     pidfile = argv[argv.index("--pidfile") + 1] if "--pidfile" in argv else None
+    pipeline = int(argv[argv.index("--pipeline") + 1]) if "--pipeline" in argv else None
     huge = int(os.environ.get("HOSTILE_HUGE", 2 * 1024 * 1024))
     if mode == "bg-child":
         child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
@@ -55,7 +65,8 @@ def main(argv: list[str]) -> int:
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if pidfile:
-        Path(pidfile).write_text("".join(f"{p}\n" for p in pids))
+        with open(pidfile, "a") as fh:             # one write: lines never interleave
+            fh.write("".join(f"{p}\n" for p in pids))
     if mode in ("good", "bg-child"):
         from conformance.serve import serve
         return serve(sys.stdin, sys.stdout)
@@ -66,7 +77,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.flush()
         from conformance.serve import serve
         return serve(sys.stdin, sys.stdout)
-    hello()
+    hello(pipeline)
     if mode == "no-read":
         time.sleep(1000)
         return 0

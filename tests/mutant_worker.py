@@ -16,7 +16,10 @@ model, as a separate ``kodex run`` would.
 
 Usage: ``python tests/mutant_worker.py SPEC.json OUT_DIR JOBS``; SPEC is
 ``{"root": ..., "corpus": ..., "timeout": s, "mutants": [{"id", "copy",
-"reload"}]}``; each mutant's answer is ``OUT_DIR/<id>.json``:
+"reload", "only", "first_failure"}]}`` (``only``: clause ids — run just the cases
+citing them, all the verdict of tests/test_mutations.py reads; ``first_failure``:
+stop at the first chunk with a failing case, all tests/test_independent_mutants.py
+needs); each mutant's answer is ``OUT_DIR/<id>.json``:
 ``{"broken": [case ids], "totals": {...}, "model": path}`` or ``{"error": text}``.
 Exit status 0 when every child was run (the answers say the rest).
 """
@@ -49,9 +52,24 @@ def _child(mutant: dict, cases: list, corpus: str, out: Path) -> None:
         from conformance.cli import load_cases
         cases, _errors = load_cases([corpus])
     from conformance.runner import run_cases
-    report = run_cases(cases, progress=False)
-    broken = [oc.case_id for oc in report.outcomes if oc.outcome in ("fail", "error")]
-    out.write_text(json.dumps({"broken": broken, "totals": report.totals,
+    only = mutant.get("only")
+    if only:
+        # the cases the verdict reads: those citing the mutant's clauses (or a clause under one)
+        def cites(c) -> bool:
+            ids = [c.clause, *(c.also or [])]
+            return any(i == p or (isinstance(i, str) and i.startswith(p + ".")) for i in ids for p in only)
+        cases = [c for c in cases if cites(c)]
+    broken: list[str] = []
+    totals: dict[str, int] = {}
+    step = 128 if mutant.get("first_failure") else max(1, len(cases))
+    for k in range(0, len(cases), step):       # `first_failure`: stop once a case fails
+        report = run_cases(cases[k:k + step], progress=False)
+        broken += [oc.case_id for oc in report.outcomes if oc.outcome in ("fail", "error")]
+        for name, n in report.totals.items():
+            totals[name] = totals.get(name, 0) + n
+        if broken and mutant.get("first_failure"):
+            break
+    out.write_text(json.dumps({"broken": broken, "totals": totals,
                                "model": model.__file__}), encoding="utf-8")
 
 

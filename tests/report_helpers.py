@@ -111,3 +111,54 @@ def prove_json(directory) -> "Path":
     path = directory / "prove.json"
     assert path.is_file()
     return path
+
+
+STRENGTH_HOSTILE_CHANGE = 'if a > b: → if "<script>alert(1)</script>" >= b:'
+STRENGTH_HOSTILE_REASON = "never evaluated: <b>annotations</b> & strings"
+
+
+def strength_report(*, scored: bool = True) -> dict:
+    """A ``kodex strength`` report (``hkk-strength/1``) built by properties/strength.py's own
+    scoring (``score``, ``_mutant_json``, the catalog's titles) from a handful of mutants with
+    known outcomes: no mutation run, so the tests stay fast. ``scored=False``: every mutant is
+    equivalent (a report with nothing scored)."""
+    from properties import strength as S
+    _known, title_of = S._catalog_known()
+
+    def mutant(file, line, clauses, status, change, reason=None, function="f"):
+        return S.Mutant(file=f"model/{file}", module=f"model.{file[:-3]}", path="", file_sha="0",
+                        operator="core/ReplaceComparisonOperator_Gt_GtE", occurrence=0, line=line,
+                        col=4, function=function, clauses=list(clauses), mapped_by="docstring:f",
+                        status=status, change=change, equivalent_reason=reason)
+    many = ["124.2", "124.3", "124.4", "124.5", "124.6"]
+    ms = [
+        mutant("combat.py", 100, ["rb7:harci-fazis.II"], "killed", "if x > y: → if x >= y:"),
+        mutant("combat.py", 120, ["rb7:harci-fazis.II", "5.4.2"], "survived",
+               "if n > limit: → if n >= limit:", function="attack"),
+        mutant("keywords.py", 50, many, "survived", STRENGTH_HOSTILE_CHANGE,
+               function="<_muscle_reward>"),
+        mutant("zones.py", 10, ["4.8.4"], "killed", "== → !="),
+        mutant("zones.py", 20, ["4.8.4"], "timeout", "while a: → while not a:"),
+        mutant("resources.py", 5, ["3.18"], "equivalent", "int → float", STRENGTH_HOSTILE_REASON),
+        mutant("resources.py", 6, ["3.18"], "equivalent", "str → bytes", STRENGTH_HOSTILE_REASON),
+        mutant("play.py", 7, [], "survived", "a + 1 → a - 1"),
+    ]
+    if not scored:
+        for m in ms:
+            m.status, m.equivalent_reason = "equivalent", STRENGTH_HOSTILE_REASON
+    scores = S.score(ms, title_of)
+    return {
+        "schema": S.SCHEMA,
+        "tool": {"name": "cosmic-ray", "version": "8.7.0", "operators": ["core/AddNot"]},
+        "goal": {"overall": S.GOAL_OVERALL, "title": S.GOAL_TITLE},
+        "corpus": {"cases": 10, "digest": "0" * 64, "baseline_seconds": 0.1, "left_out": []},
+        "timing": {"enumerate": 0.1, "baseline": 0.1, "mutants": 1.0, "total": 1.2, "workers": 2,
+                   "ran": len(ms), "cached": 0, "mutant_timeout": 30.0},
+        "overall": scores["overall"],
+        "reachable": S._tally(ms),
+        "unreachable_files": [],
+        "titles": scores["titles"],
+        "clauses": scores["clauses"],
+        "problems": [],
+        "mutants": [S._mutant_json(m) for m in ms],
+    }

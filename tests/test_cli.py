@@ -225,6 +225,15 @@ def test_clause_shows_text_and_citing_cases(capsys, corpus):
     assert "a-pass.yaml:" in out
 
 
+def test_clause_heading_lists_the_cases_under_it(capsys):
+    """A heading (no text of its own, e.g. 106) shows the cases citing the clauses under it."""
+    rc, out = run(capsys, "clause", "106")
+    assert rc == 0 and "(no text: a heading)" in out
+    assert "citing a clause under it" in out and "106.0/" in out
+    rc, out = run(capsys, "clause", "106.0")
+    assert "citing a clause under it" not in out    # 106.0 has no clause under it
+
+
 def test_clause_unknown(capsys):
     rc, out = run(capsys, "clause", "3.999")
     assert rc == 2 and "unknown clause" in out

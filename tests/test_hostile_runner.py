@@ -216,20 +216,24 @@ def test_client_close_is_idempotent_and_leaves_nothing(tmp_path):
 
 # ---------------------------------------------------------------- signals to kodex run
 
+@pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_signal_to_kodex_run_stops_the_implementation(tmp_path, sig, status):
+def test_signal_to_kodex_run_stops_the_implementation(tmp_path, sig, status, jobs):
+    """With --jobs 2, two programs each hold requests in flight (the pidfile is
+    appended by each): both process groups end."""
     pidfile = tmp_path / "pids"
     results = tmp_path / "results.json"
     results.write_text('{"previous": true}\n')
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    mode = "silent" if jobs == 1 else "silent --pipeline 8"
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--impl",
-                             impl("silent", pidfile),
-                             "--timeout", "60", "-k", "3.18/*", "--json", str(results)],
+                             impl(mode, pidfile), "--jobs", str(jobs),
+                             "--timeout", "60", "--clause", "4", "--json", str(results)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        found = pids(pidfile)
-        time.sleep(0.3)           # inside the first case, waiting for a reply
+        found = pids(pidfile, jobs, wait=20)
+        time.sleep(0.3)           # inside the first case(s), waiting for a reply
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=20)
     finally:
@@ -240,3 +244,28 @@ def test_signal_to_kodex_run_stops_the_implementation(tmp_path, sig, status):
     assert all_gone(found)
     assert results.read_text() == '{"previous": true}\n'
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".results.json")]
+
+
+# ---------------------------------------------------------------- requests in flight
+
+@pytest.mark.parametrize("mode", ["silent", "garbage", "huge"])
+def test_hostile_program_with_requests_in_flight_gets_the_same_verdicts(tmp_path, monkeypatch,
+                                                                        mode):
+    """The same misbehaviour declared with `pipeline: 8` (every case in flight
+    at once) gives each case the verdict it gets one request at a time, and the
+    harness gives up after the same case (a failure that names no case costs
+    one restart more: the cases in flight are sent again alone)."""
+    monkeypatch.setattr(protocol, "MAX_REPLY_BYTES", 256 * 1024)
+    monkeypatch.setenv("HOSTILE_HUGE", str(1024 * 1024))
+    cases = [case("a"), case("b"), case("c")]
+    found = {}
+    for declared in ("", " --pipeline 8"):
+        with client(tmp_path, mode + declared, timeout=0.3 if mode == "silent" else 5) as c:
+            assert c.window == (8 if declared else 1)
+            report = runner.run_cases(cases, impl=c, progress=False)
+        found[declared] = ([(o.outcome, o.message) for o in report.outcomes],
+                           {k: report.gave_up[k] for k in ("reason", "after_case")})
+    assert found[""] == found[" --pipeline 8"]
+    outcomes = [o for o, _ in found[""][0]]
+    assert outcomes[-1] == "not_run" and "not_run" not in outcomes[:2]
+

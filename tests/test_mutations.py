@@ -76,7 +76,8 @@ def mutant_results(tmp_path_factory) -> dict[str, dict]:
             results[mutant["id"]] = {"error": problem}
             continue
         todo.append({"id": mutant["id"], "copy": str(copy),
-                     "reload": any(e["file"] in LOADER_FILES for e in mutant["edits"])})
+                     "reload": any(e["file"] in LOADER_FILES for e in mutant["edits"]),
+                     "only": list(mutant["clauses"])})     # the verdict reads only these cases
     out_dir = base / "results"
     out_dir.mkdir()
     spec = base / "spec.json"

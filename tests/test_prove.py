@@ -132,7 +132,7 @@ def test_gap_not_in_allowlist_fails():
 def test_gap_not_in_allowlist_makes_run_prove_fail(tmp_path):
     allow = tmp_path / "allow.yaml"
     allow.write_text("schema: hkk-gaps/1\nknown:\n  - id: kodex-102/tie-same-kind\n", encoding="utf-8")
-    assert run_prove(tmp_path / "out", policy="kodex-102", allowlist_path=allow) == 1
+    assert run_prove(tmp_path / "out", policy="kodex-102", allowlist_path=allow, max_effects=0) == 1
     data = json.loads((tmp_path / "out" / "prove.json").read_text(encoding="utf-8"))
     assert {g["id"] for g in data["gaps"] if not g["known"]} == {
         "kodex-102/tie-unranked-one",
@@ -175,6 +175,19 @@ def test_number_setting_findings():
 def test_run_prove_exits_0_on_real_tables(tmp_path):
     assert run_prove(tmp_path) == 0
     data = json.loads((tmp_path / "prove.json").read_text(encoding="utf-8"))
+    # the effect-combination rows (issue 9): numbers and replacements, both policies, clauses named
+    rows = {(r["property"], r["policy"]): r for r in data["rows"]}
+    for pol, proc in (("kodex-102", "kodex-102"), ("mk-5.10", "mk-5.11")):
+        for prop in (f"numbers {proc} engine = model", f"numbers {proc} order-independent",
+                     f"numbers {proc} prevailing setting unique", "replacement mk:5.12.C engine = model",
+                     "replacement mk:5.12.C unique (replaced at most once)",
+                     "replacement mk:5.12.C order-independent"):
+            assert rows[prop, pol]["verdict"] == "proved" and rows[prop, pol]["data"]["clauses"]
+        assert data["effects"][pol]["numbers"]["combinations"] == 2 * 20825
+        assert data["effects"][pol]["replacement"]["combinations"] == 156849
+    assert rows["numbers kodex-102 strong setting wins over weak terms (102.1)", "kodex-102"]["status"] == "ok"
+    assert rows["gap mk-5.10/replacement-tie", "mk-5.10"]["status"] == "known"
+    assert data["counterexamples"] == [] and data["stale_allowlist"] == []
     assert data["schema"] == "hkk-prove/1" and data["exit_code"] == 0
     assert data["flat_reading"]["counterexample"][0]["strong"] is True
     assert data["equivalence"]["kodex-102"]["pair_mismatches"] == 0
@@ -189,6 +202,13 @@ def test_run_prove_exits_0_on_real_tables(tmp_path):
 
 def test_cli_main(tmp_path):
     out = tmp_path / "x.json"
-    assert main(["--policy", "mk-5.10", "--json", str(out), "--out-dir", str(tmp_path)]) == 0
+    assert main(["--policy", "mk-5.10", "--json", str(out), "--out-dir", str(tmp_path), "--max-effects", "0"]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["policies"] == ["mk-5.10"]
     assert main(["--policy", "nope", "--out-dir", str(tmp_path)]) == 2
+
+
+def test_effect_rows_skipped_leave_their_allowlist_entries_alone(tmp_path):
+    assert run_prove(tmp_path, policy="kodex-102", max_effects=0) == 0
+    data = json.loads((tmp_path / "prove.json").read_text(encoding="utf-8"))
+    assert data["stale_allowlist"] == [] and data["effects"] == {}
+    assert not any(r["property"].startswith(("numbers ", "replacement ")) for r in data["rows"])

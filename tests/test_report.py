@@ -15,8 +15,9 @@ import pytest
 from conformance.catalog import load_catalog
 from conformance.cli import main as kodex
 from reports.html.site import ReportInputError, build_site, rate
-from report_helpers import (HOSTILE, cached_reference, degraded, prove_json, real_amendment,
-                                  section_counts)
+from report_helpers import (HOSTILE, STRENGTH_HOSTILE_CHANGE, STRENGTH_HOSTILE_REASON,
+                            cached_reference, degraded, prove_json, real_amendment,
+                            section_counts, strength_report)
 
 
 class _Cells(HTMLParser):
@@ -353,3 +354,157 @@ def test_a_results_file_without_cases_is_loud(tmp_path, capsys):
     assert rc == 1
     assert "NO cases" in capsys.readouterr().err
     assert "NO CASES" in (out / "index.html").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------
+# the corpus strength page (kodex strength, properties/strength.py)
+
+def _links_resolve(out: Path) -> int:
+    """Every internal link of the site resolves (page and anchor); the number checked."""
+    from urllib.parse import unquote
+    ids = {p.name: _parse(p).ids for p in out.glob("*.html")}
+    n = 0
+    for p in out.glob("*.html"):
+        for href in _parse(p).hrefs:
+            page, _, frag = href.partition("#")
+            page = page or p.name
+            assert page in ids, (p.name, href)
+            if frag:
+                assert unquote(frag) in ids[page], (p.name, href)
+            n += 1
+    return n
+
+
+def _strength_rows(text: str, attr: str) -> dict[str, str]:
+    """{row key: its score cell's text} of the rows carrying ``data-<attr>``."""
+    rows = {}
+    for m in re.finditer(rf'<tr[^>]*data-{attr}="([^"]*)"[^>]*>.*?<td class="cell"[^>]*>([^<]*)</td>',
+                         text):
+        rows[html.unescape(m.group(1))] = m.group(2)
+    return rows
+
+
+def _shown(score: float | None) -> str:
+    """How the page must show a score: none (all equivalent) is a dash, never 0%."""
+    if score is None:
+        return "—"
+    return "100%" if score == 100 else f"{score:.1f}%"
+
+
+def test_strength_page_shows_the_scores_of_the_json(runs, tmp_path, catalog):
+    _ref, _fake, paths = runs
+    data = strength_report()
+    sp = tmp_path / "strength.json"
+    sp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(paths, out, strength=sp)
+    text = (out / "strength.html").read_text(encoding="utf-8")
+    o = data["overall"]
+    assert f'id="strength-score">{o["score"]:.1f}%<' in text
+    assert f"of {o['scored']} non-equivalent mutants" in text
+    assert f"{o['survived']} survive" in text and f"{o['equivalent']} declared equivalent" in text
+    assert "not met" in text                               # 50% is below the 95% goal
+    # per title: every row of the JSON, with the Kódex's Hungarian title and its score
+    titles = _strength_rows(text, "title")
+    assert set(titles) == {r["id"] for r in data["titles"]}
+    for r in data["titles"]:
+        assert titles[r["id"]] == _shown(r["score"]), r
+    assert ">124. Izomjelző</a>" in text and ">5. Játéktér felépítése</a>" in text
+    assert ">7. kiadás szabálykönyv, 2. fejezet</a>" in text
+    # per clause: every clause of the JSON with its score, linked to its place in the report
+    clauses = _strength_rows(text, "clause")
+    assert set(clauses) == {r["id"] for r in data["clauses"]}
+    for r in data["clauses"]:
+        assert clauses[r["id"]] == _shown(r["score"]), r
+    assert "—" in clauses.values()                         # 3.18: only equivalent mutants
+    assert 'href="title-124.html#clause-124.2"' in text
+    # survivors: file, line and the change (escaped); equivalents with their reason (escaped)
+    for m in data["mutants"]:
+        if m["status"] == "survived":
+            assert f"{m['file']}:{m['line']}" in text
+            assert html.escape(m["change"]) in text
+    assert html.escape(STRENGTH_HOSTILE_CHANGE) in text and "<script" not in text
+    assert html.escape(STRENGTH_HOSTILE_REASON) in text and "<b>annotations" not in text
+    assert "model/resources.py:5" in text and "model/resources.py:6" in text
+    assert "and 2 more" in text                            # a survivor mapped to 5 clauses
+    # the overview and the title pages point at it; every link of the site resolves
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="strength.html"' in index and f"<b>{o['score']:.1f}%</b>" in index
+    t124 = (out / "title-124.html").read_text(encoding="utf-8")
+    row = next(r for r in data["titles"] if r["id"].startswith("124 "))
+    assert f'href="strength.html#strength-124">{row["score"]:.1f}%</a>' in t124
+    assert _links_resolve(out) > 1000
+
+
+def test_no_strength_results_is_loud_never_zero(runs, tmp_path):
+    _ref, _fake, paths = runs
+    out = tmp_path / "site"
+    build_site(paths, out)
+    text = (out / "strength.html").read_text(encoding="utf-8")
+    assert "NO STRENGTH RESULTS" in text and "UNKNOWN, not 0%" in text
+    body = text.split("<main>", 1)[1]
+    assert not re.search(r"\d%", body.replace("not 0%", "")), "no score is shown"
+    assert "NO STRENGTH RESULTS" in (out / "index.html").read_text(encoding="utf-8")
+    assert "Corpus strength of this title" not in (out / "title-124.html").read_text("utf-8")
+    # results without a scored mutant (all equivalent): loud too, no 0%
+    build_site(paths, out, strength=strength_report(scored=False))
+    text = (out / "strength.html").read_text(encoding="utf-8")
+    assert "NO SCORED MUTANTS" in text and 'id="strength-score"' not in text
+    assert "0.0%" not in text
+    assert "NO SCORED MUTANTS" in (out / "index.html").read_text(encoding="utf-8")
+    assert _links_resolve(out) > 1000
+
+
+def test_cli_picks_up_strength_next_to_the_results(runs, tmp_path, capsys):
+    ref, _fake, _paths = runs
+    (tmp_path / "runs").mkdir()
+    results = tmp_path / "runs" / "reference.json"       # as `make run` lays them out
+    results.write_text(json.dumps(ref), encoding="utf-8")
+    data = strength_report()
+    (tmp_path / "strength.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "site"
+    assert kodex(["report", "--results", str(results), "--out", str(out)]) == 0
+    assert "strength.json" in capsys.readouterr().out.replace("\n", "")
+    score = f'id="strength-score">{data["overall"]["score"]:.1f}%<'
+    assert score in (out / "strength.html").read_text(encoding="utf-8")
+    # --no-strength leaves it out (and says so on the page)
+    assert kodex(["report", "--results", str(results), "--out", str(out), "--no-strength"]) == 0
+    text = (out / "strength.html").read_text(encoding="utf-8")
+    assert "NO STRENGTH RESULTS" in text and "--no-strength" in text and score not in text
+    # --strength names another file
+    other = strength_report(scored=False)
+    op = tmp_path / "other.json"
+    op.write_text(json.dumps(other), encoding="utf-8")
+    assert kodex(["report", "--results", str(results), "--out", str(out), "--strength",
+                  str(op)]) == 0
+    assert "NO SCORED MUTANTS" in (out / "strength.html").read_text(encoding="utf-8")
+    # a broken strength.json found by default: the site is written, the page and stderr say why
+    (tmp_path / "strength.json").write_text('{"schema": "hkk-strength/9"}', encoding="utf-8")
+    capsys.readouterr()
+    assert kodex(["report", "--results", str(results), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "strength.json" in err and "hkk-strength/9" in err
+    text = (out / "strength.html").read_text(encoding="utf-8")
+    assert "NO STRENGTH RESULTS" in text and "hkk-strength/9" in text
+
+
+@pytest.mark.parametrize("content, needle", [
+    ('{"schema": "hkk-strength/2", "overall": {}, "titles": [], "clauses": [], "mutants": []}',
+     "field 'schema'"),
+    ('{"schema": "hkk-strength/1", "overall": {}, "titles": {}, "clauses": [], "mutants": []}',
+     "field 'titles'"),
+    ('{"schema": "hkk-strength/1",\n "overall": [}', ":2:"),
+    ('[1]', "JSON object"),
+])
+def test_bad_strength_file_named_and_nothing_written(runs, tmp_path, capsys, content, needle):
+    _ref, _fake, paths = runs
+    bad = tmp_path / "bad-strength.json"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(ReportInputError) as exc:
+        build_site(paths, tmp_path / "site", strength=bad)
+    assert str(bad) in str(exc.value) and needle in str(exc.value)
+    rc = kodex(["report", "--results", str(paths[0]), "--out", str(tmp_path / "site"),
+                "--strength", str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "bad-strength.json" in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()

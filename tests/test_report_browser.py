@@ -5,7 +5,8 @@ degraded fake) plus a second run of the fake (a diff page), the ``kodex
 prove`` results and a real amendment, so that every kind of page is loaded.
 Checked: every page loads without console errors, page errors or any request
 other than the page itself (the network is closed and must not be needed);
-the matrix shows the numbers of the JSON as the browser renders them; every
+the matrix shows the numbers of the JSON as the browser renders them, and so
+does the corpus strength page (``kodex strength`` results); every
 link between pages resolves (file and anchor); clicking through works; a
 screenshot of the overview is kept ($KODEX_ARTIFACTS, else the pytest tmp dir).
 
@@ -27,7 +28,8 @@ import pytest
 
 from conformance.catalog import load_catalog
 from reports.html.site import build_site
-from report_helpers import cached_reference, degraded, prove_json, real_amendment, section_counts
+from report_helpers import (cached_reference, degraded, prove_json, real_amendment,
+                            section_counts, strength_report)
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -95,8 +97,10 @@ def built(tmp_path_factory):
     amend.write_text(json.dumps(real_amendment(d / "amended"), ensure_ascii=False),
                      encoding="utf-8")
     out = d / "site"
-    index = build_site(paths, out, prove=prove_json(d / "prove"), amendment=amend)
-    return out, index, (ref, fake, later)
+    strength = strength_report()
+    index = build_site(paths, out, prove=prove_json(d / "prove"), amendment=amend,
+                       strength=strength)
+    return out, index, (ref, fake, later, strength)
 
 
 def _load(ctx, url: str):
@@ -146,7 +150,7 @@ def test_every_page_loads_cleanly_and_links_resolve(browser_context, built):
 
 
 def test_matrix_shows_the_numbers_of_the_json(browser_context, built):
-    out, index, (ref, fake, later) = built
+    out, index, (ref, fake, later, _strength) = built
     catalog = load_catalog()
     page, errors, page_errors, _ = _load(browser_context, index.resolve().as_uri())
     try:
@@ -211,3 +215,24 @@ def test_click_through_to_a_clause_and_screenshot(browser_context, built):
         assert not errors and not page_errors
     finally:
         page.close()
+
+
+def test_strength_page_shows_the_score_and_hungarian_titles(browser_context, built):
+    out, _index, (_ref, _fake, _later, strength) = built
+    page, errors, page_errors, _ = _load(browser_context, (out / "strength.html").resolve().as_uri())
+    try:
+        score = page.inner_text("#strength-score")
+        titles = page.eval_on_selector_all(
+            "#strength-titles tr[data-title]",
+            "els => els.map(e => [e.dataset.title, e.querySelector('th').innerText.trim(), "
+            "e.querySelector('td').innerText.trim()])")
+        assert not errors and not page_errors
+    finally:
+        page.close()
+    assert score == f"{strength['overall']['score']:.1f}%"
+    want = {r["id"]: r["score"] for r in strength["titles"]}
+    assert {t[0] for t in titles} == set(want)
+    for rid, label, shown in titles:
+        s = want[rid]
+        assert shown == ("—" if s is None else "100%" if s == 100 else f"{s:.1f}%"), (rid, shown)
+    assert ["124 Izomjelző", "124. Izomjelző"] in [t[:2] for t in titles]

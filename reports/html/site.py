@@ -20,6 +20,12 @@ Covers :func:`build_site`, which writes into one directory
 * ``registers.html`` — the untestable registry and the conflicts register;
 * ``prove.html`` — the ``kodex prove`` results (``--prove PROVE.json``);
 * ``amendment.html`` — the amendment impact (``--amendment AMEND.json``);
+* ``strength.html`` — the corpus strength (``kodex strength``: mutation testing
+  of ``model/`` against the corpus, ``--strength STRENGTH.json``): the score
+  overall, per Kódex title (with its Hungarian title) and per clause, the
+  surviving mutants (file, line, the change) and the equivalent ones with their
+  reasons. Always written: without strength results it says so loudly (the
+  strength is unknown, never shown as 0%);
 * ``diff-<i>-<j>.html`` — the comparison of two runs of one implementation
   (same implementation name; each run with the next run of that name), from
   :func:`reports.diff.compare`.
@@ -55,6 +61,8 @@ from urllib.parse import quote
 from conformance import atomicio
 
 ACCEPTED_SCHEMAS = ("hkk-results/1", "hkk-results/2")
+STRENGTH_SCHEMA = "hkk-strength/1"
+STRENGTH_FILE = "strength.json"
 # the order outcomes are shown in; others follow in the order met
 KNOWN = ("pass", "fail", "error", "skip", "xfail", "timeout", "xpass", "not_run")
 ALWAYS = ("pass", "fail", "error", "skip", "xfail")     # shown in every cell
@@ -73,7 +81,7 @@ PART_NAMES = {"rb7": "rb7 — 7th-edition rulebook, chapter 2",
 
 
 class ReportInputError(Exception):
-    """A results, prove or amendment file that cannot be used (names the file)."""
+    """A results, prove, amendment or strength file that cannot be used (names the file)."""
 
 
 # --------------------------------------------------------------------------
@@ -116,6 +124,40 @@ def load_results(path: str | Path) -> dict:
     if impl is not None and not isinstance(impl, dict):
         raise ReportInputError(f"{path}: field 'implementation' must be an object")
     return data
+
+
+def load_strength(path: str | Path) -> dict:
+    """A ``kodex strength`` report (``hkk-strength/1``), checked enough to report on."""
+    data = _read_json(path, "kodex strength JSON")
+    if not isinstance(data, dict):
+        raise ReportInputError(f"{path}: a strength file is a JSON object")
+    check_strength(data, str(path))
+    return data
+
+
+def check_strength(data: dict, where: str = "the strength results") -> None:
+    if data.get("schema") != STRENGTH_SCHEMA:
+        raise ReportInputError(f"{where}: field 'schema' is {data.get('schema')!r}; expected "
+                               f"{STRENGTH_SCHEMA}")
+    if not isinstance(data.get("overall"), dict):
+        raise ReportInputError(f"{where}: field 'overall' must be an object")
+    for key in ("titles", "clauses", "mutants"):
+        rows = data.get(key)
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ReportInputError(f"{where}: field '{key}' must be a list of objects")
+
+
+def find_strength(results: Iterable[str | Path | dict]) -> Path | None:
+    """The ``strength.json`` next to the results: in a results file's directory or the one
+    above it (``make run`` writes ``reports/runs/reference.json`` and ``reports/strength.json``)."""
+    for r in results:
+        if isinstance(r, dict):
+            continue
+        here = Path(r).resolve().parent
+        for d in (here, here.parent):
+            if (d / STRENGTH_FILE).is_file():
+                return d / STRENGTH_FILE
+    return None
 
 
 @dataclass
@@ -217,6 +259,10 @@ word-break:break-all}
 .note{color:#555;font-size:.9em}
 details.ids{font-weight:normal;font-size:.8em;max-width:22em}details.ids a{margin-right:.3em}
 del{background:#fdd}ins{background:#dfd}
+.loud{background:#fdecea;border:2px solid #c0392b;color:#922;padding:.6em .9em;font-weight:bold;
+font-size:1.1em;max-width:60em}
+.score{font-size:2em;font-weight:bold}
+code{font-family:ui-monospace,monospace;font-size:.85em;white-space:pre-wrap;overflow-wrap:anywhere}
 """
 
 
@@ -334,9 +380,11 @@ def _data_name(outcome: str) -> str:
 
 class _Site:
     def __init__(self, runs: list[Run], catalog, out: Path, prove: dict | None,
-                 amendment: dict | None, untestable: dict, conflicts: list):
+                 amendment: dict | None, untestable: dict, conflicts: list,
+                 strength: dict | None = None, strength_note: str | None = None):
         self.runs, self.catalog, self.out = runs, catalog, out
         self.prove, self.amendment = prove, amendment
+        self.strength, self.strength_note = strength, strength_note
         self.untestable, self.conflicts = untestable, conflicts
         self.sections = list(catalog.sections()) if catalog is not None else []
         self.known_sections = {s for s, _t, _p in self.sections}
@@ -368,6 +416,7 @@ class _Site:
             nav.append(("prove.html", "Proofs"))
         if self.amendment is not None:
             nav.append(("amendment.html", "Amendment"))
+        nav.append(("strength.html", "Strength"))
         for (i, j), _d in self.diffs:
             nav.append((f"diff-{i + 1}-{j + 1}.html", f"Diff {i + 1}→{j + 1}"))
         return nav
@@ -396,6 +445,7 @@ class _Site:
             self.prove_page()
         if self.amendment is not None:
             self.amendment_page()
+        self.strength_page()
         for pair, d in self.diffs:
             self.diff_page(pair, d)
         return self.written
@@ -507,6 +557,8 @@ class _Site:
             more.append('<li><a href="prove.html">kodex prove results</a></li>')
         if self.amendment is not None:
             more.append('<li><a href="amendment.html">Amendment impact</a></li>')
+        more.append('<li><a href="strength.html">Corpus strength</a> (mutation testing of model/ '
+                    'against the corpus): ' + self.strength_summary() + "</li>")
         for (i, j), _d in self.diffs:
             more.append(f'<li><a href="diff-{i + 1}-{j + 1}.html">Diff of run {i + 1} → '
                         f'run {j + 1}</a> ({e(runs[i].name)})</li>')
@@ -629,6 +681,7 @@ class _Site:
                      + e(", ".join(f"{k} {c[k]}" for k in outcome_keys([c]) if c.get(k)))
                      + "</td></tr>")
         b.append("</table>")
+        b.append(self.title_strength(sec, title))
         for cl in clauses:
             anchor = _anchor("clause", cl.id)
             head = f"{cl.id}" + (f" — {cl.title}" if cl.title else "")
@@ -744,6 +797,204 @@ class _Site:
             b.append('<h2>Further results</h2><pre class="diff">'
                      + e(json.dumps(rest, ensure_ascii=False, indent=1)[:20000]) + "</pre>")
         self.write("prove.html", "kodex prove", "".join(b))
+
+    # ------------------------------------------------------------- strength
+    def strength_scored(self) -> bool:
+        """True when there are strength results with at least one scored mutant."""
+        s = self.strength
+        return bool(s) and bool((s.get("overall") or {}).get("scored"))
+
+    def strength_summary(self) -> str:
+        """One line for the overview: the score, or a loud note that there is none."""
+        if not self.strength_scored():
+            what = "NO STRENGTH RESULTS" if self.strength is None else "NO SCORED MUTANTS"
+            return f'<span class="fail">{what}: the strength is unknown</span>'
+        o = self.strength["overall"]
+        return (f'<b>{e(_score(o.get("score")))}</b> of {e(o.get("scored"))} non-equivalent '
+                f'mutants killed')
+
+    def _strength_titles(self) -> dict[str, tuple[str, str]]:
+        """A strength title row's id (``"<section> <Hungarian title>"``, properties/strength.py)
+        → (section, title) of the catalog."""
+        return {f"{sec} {title}".strip(): (sec, title) for sec, title, _p in self.sections}
+
+    def title_strength(self, sec: str, title: str) -> str:
+        """The note on a title page: this title's mutation score, linking to the strength page."""
+        if not self.strength_scored():
+            return ""
+        key = f"{sec} {title}".strip()
+        for r in self.strength.get("titles") or []:
+            if r.get("id") == key:
+                return (f'<p class="note">Corpus strength of this title: <a href="'
+                        f'{e(_href("strength.html", "strength", sec))}">{e(_score(r.get("score")))}'
+                        f'</a> of {e(r.get("scored"))} non-equivalent mutants of model/ killed '
+                        f'by the corpus.</p>')
+        return ""
+
+    def _strength_counts(self, r: dict) -> str:
+        return "".join(f'<td class="num">{e(r.get(k, 0))}</td>'
+                       for k in ("killed", "timeout", "survived", "equivalent"))
+
+    def _score_cell(self, r: dict) -> str:
+        s = r.get("score")
+        frac = s / 100 if isinstance(s, (int, float)) and not isinstance(s, bool) else None
+        return (f'<td class="cell" style="background:{_colour(frac)}" data-score="'
+                f'{e("" if frac is None else s)}">{e(_score(s))}</td>')
+
+    def _mutant_where(self, m: dict) -> str:
+        return f"{e(m.get('file'))}:{e(m.get('line'))}"
+
+    def _clause_links(self, ids: Any, shown: int = 3) -> str:
+        """The first clauses linked; the rest counted (all of them in the tooltip)."""
+        ids = [str(c) for c in (ids or [])]
+        out = ", ".join(self.clause_link(c) for c in ids[:shown])
+        if len(ids) > shown:
+            out += (f' <span class="note" title="{e(", ".join(ids))}">and {len(ids) - shown} '
+                    f'more</span>')
+        return out
+
+    def strength_page(self) -> None:
+        s = self.strength
+        b: list[str] = []
+        if s is None:
+            why = self.strength_note or ("no strength results were given (--strength) or found "
+                                         "next to the results files (strength.json)")
+            b.append(f'<p class="loud" id="no-strength">NO STRENGTH RESULTS — the corpus strength '
+                     f'is UNKNOWN, not 0%: {e(why)}. Run <code>make strength</code> '
+                     f'(<code>kodex strength</code>) and build the report again with '
+                     f'<code>--strength reports/strength.json</code>.</p>')
+            self.write("strength.html", "Corpus strength", "".join(b))
+            return
+        o = s.get("overall") or {}
+        goal = s.get("goal") or {}
+        tool = s.get("tool") or {}
+        corpus = s.get("corpus") or {}
+        t = s.get("timing") or {}
+        if not o.get("scored"):
+            b.append(f'<p class="loud" id="no-strength">NO SCORED MUTANTS — the strength results '
+                     f'hold no mutant that was run and is not equivalent ({e(o.get("mutants", 0))} '
+                     f'mutants, {e(o.get("equivalent", 0))} equivalent): the corpus strength is '
+                     f'UNKNOWN, not 0%. Run <code>make strength</code> again.</p>')
+        else:
+            titles = [r for r in s.get("titles") or []]
+            low = [r for r in titles if isinstance(r.get("score"), (int, float))
+                   and isinstance(goal.get("title"), (int, float)) and r["score"] < goal["title"]]
+            met = (isinstance(o.get("score"), (int, float)) and isinstance(goal.get("overall"), (int, float))
+                   and o["score"] >= goal["overall"] and not low)
+            b.append(f'<p><span class="score" id="strength-score">{e(_score(o.get("score")))}</span> '
+                     f'of {e(o.get("scored"))} non-equivalent mutants of model/ killed by the corpus '
+                     f'alone ({e(o.get("killed"))} by a failing case, {e(o.get("timeout"))} by '
+                     f'timeout); <span class="fail">{e(o.get("survived"))} survive</span>; '
+                     f'{e(o.get("equivalent"))} declared equivalent (not scored).</p>')
+            if goal:
+                b.append(f'<p>Goal: at least {e(goal.get("overall"))}% overall and no Kódex title '
+                         f'below {e(goal.get("title"))}%: <span class="{"pass" if met else "fail"}">'
+                         f'{"met" if met else "not met"}</span>'
+                         + (f" ({len(low)} titles below)" if low else "") + ".</p>")
+        reach = s.get("reachable")
+        if s.get("unreachable_files") and isinstance(reach, dict):
+            b.append(f'<p class="note">Not reachable from the corpus (the engine never imports '
+                     f'them; counted above, not declared equivalent): '
+                     f'{e(", ".join(map(str, s["unreachable_files"])))}. Over the files the engine '
+                     f'imports: <b>{e(_score(reach.get("score")))}</b> of {e(reach.get("scored"))} '
+                     f'({e(reach.get("survived"))} survive).</p>')
+        ops = tool.get("operators")
+        b.append(f'<p class="note">Mutants by {e(tool.get("name"))} {e(tool.get("version"))}'
+                 + (f" ({len(ops)} operators)" if isinstance(ops, list) else "")
+                 + f'; the oracle is the corpus alone ({e(corpus.get("cases"))} cases passing on the '
+                 f'reference engine, digest {e(str(corpus.get("digest") or "")[:12])}). Run: '
+                 f'{e(t.get("ran"))} mutants run, {e(t.get("cached"))} from the cache, '
+                 f'{e(t.get("workers"))} workers, {e(t.get("total"))} s in all.</p>')
+        cases = max((len(r.cases) for r in self.runs), default=0)
+        measured = corpus.get("cases")
+        if isinstance(measured, int) and cases and measured + len(corpus.get("left_out") or []) != cases:
+            b.append(f'<p class="note">These results were measured on a corpus of {measured} '
+                     f'passing cases; the results files here hold up to {cases} cases: the corpus '
+                     f'may have changed since (run <code>make strength</code> again).</p>')
+        problems = s.get("problems") or []
+        if problems:
+            b.append(f'<h2 class="fail">Problems ({len(problems)})</h2><ul>'
+                     + "".join(f"<li>{e(p)}</li>" for p in problems) + "</ul>")
+        head = ("<th>score</th><th>killed</th><th>timeout</th><th>survived</th>"
+                "<th>equivalent</th></tr>")
+        # per title
+        names = self._strength_titles()
+        from reports.coverage import section_label
+        b.append('<h2 id="titles">Per Kódex title (lowest first)</h2>'
+                 '<table class="matrix" id="strength-titles"><tr><th>Kódex title</th>' + head)
+        for r in s.get("titles") or []:
+            rid = str(r.get("id"))
+            if rid in names:
+                sec, title = names[rid]
+                label = (f'<a href="{e(title_page(sec))}" lang="hu">'
+                         f'{e(section_label(sec, title))}</a>')
+                row_id = f' id="{e(_anchor("strength", sec))}"'
+            else:
+                label, row_id = f'<span lang="hu">{e(rid)}</span>', ""
+            b.append(f'<tr{row_id} data-title="{e(rid)}"><th>{label}</th>{self._score_cell(r)}'
+                     f'{self._strength_counts(r)}</tr>')
+        b.append("</table>")
+        # per clause
+        clauses = s.get("clauses") or []
+        full = sum(1 for r in clauses if r.get("score") == 100)
+        b.append(f'<h2 id="clauses">Per clause (lowest first; {full} of {len(clauses)} at 100%)</h2>'
+                 '<table class="matrix" id="strength-clauses"><tr><th>clause</th>' + head)
+        for r in clauses:
+            cid = str(r.get("id"))
+            cl = self.catalog.get(cid) if self.catalog is not None else None
+            text = ""
+            if cl is not None:
+                text = (f' <span class="note" lang="hu">{e(cl.title) if cl.title else e(_clip(cl.text, 80))}'
+                        f"</span>")
+            b.append(f'<tr data-clause="{e(cid)}"><th>{self.clause_link(cid)}{text}</th>'
+                     f'{self._score_cell(r)}{self._strength_counts(r)}</tr>')
+        b.append("</table>")
+        mutants = [m for m in s.get("mutants") or [] if isinstance(m, dict)]
+        # survivors
+        surv = sorted((m for m in mutants if m.get("status") == "survived"),
+                      key=lambda m: (str(m.get("file")), _int(m.get("line")), str(m.get("operator"))))
+        b.append(f'<h2 id="survivors">Surviving mutants ({len(surv)})</h2>')
+        if surv:
+            b.append('<p class="note">Each a change of model/ that no case notices: a case written '
+                     'from the clause text should kill it, or it is declared equivalent with a '
+                     'reason (properties/strength_equivalent.yaml).</p>'
+                     '<table id="strength-survivors"><tr><th>where</th><th>function</th>'
+                     '<th>change</th><th>operator</th><th>clauses</th></tr>')
+            for m in surv:
+                b.append(f'<tr><td>{self._mutant_where(m)}</td><td>{e(m.get("function"))}</td>'
+                         f'<td><code>{e(m.get("change"))}</code></td>'
+                         f'<td>{e(str(m.get("operator") or "").split("/")[-1])}</td>'
+                         f'<td>{self._clause_links(m.get("clauses"))}</td></tr>')
+            b.append("</table>")
+        else:
+            b.append("<p>None.</p>")
+        tos = [m for m in mutants if m.get("status") == "timeout"]
+        if tos:
+            b.append(f'<h2 id="timeouts">Killed by timeout ({len(tos)})</h2><ul>'
+                     + "".join(f"<li>{self._mutant_where(m)} <code>{e(m.get('change'))}</code>: "
+                               f"{e(m.get('detail'))}</li>" for m in tos) + "</ul>")
+        # equivalents, by reason
+        eqs = [m for m in mutants if m.get("status") == "equivalent"]
+        by_reason: dict[str, list[dict]] = {}
+        for m in eqs:
+            by_reason.setdefault(str(m.get("equivalent_reason") or "(no reason given)"), []).append(m)
+        b.append(f'<h2 id="equivalents">Equivalent mutants ({len(eqs)})</h2>')
+        if eqs:
+            b.append('<p class="note">Left out of the score, each with the reason why no input can '
+                     'tell it from the engine.</p>')
+        for n, (reason, ms) in enumerate(by_reason.items()):
+            files = Counter(str(m.get("file")) for m in ms)
+            b.append(f'<section class="clause" id="{e(_anchor("equivalent", str(n)))}">'
+                     f'<h3>{len(ms)} mutant{"s" if len(ms) != 1 else ""}: {e(reason)}</h3>'
+                     f'<p class="note">{e(", ".join(f"{f}: {c}" for f, c in sorted(files.items())))}</p>')
+            rows = "".join(f"<tr><td>{self._mutant_where(m)}</td><td><code>{e(m.get('change'))}"
+                           f"</code></td></tr>" for m in sorted(
+                               ms, key=lambda m: (str(m.get("file")), _int(m.get("line")))))
+            table = f"<table><tr><th>where</th><th>change</th></tr>{rows}</table>"
+            b.append(table if len(ms) <= 10 else
+                     f"<details><summary>the {len(ms)} mutants</summary>{table}</details>")
+            b.append("</section>")
+        self.write("strength.html", "Corpus strength", "".join(b))
 
     # ------------------------------------------------------------ amendment
     def amendment_page(self) -> None:
@@ -875,6 +1126,17 @@ def _verdict(case: dict) -> str:
     return out
 
 
+def _score(p: Any) -> str:
+    """A mutation score (a percentage, properties/strength.py) as text; none is a dash, never 0%."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        return "—"
+    return _pct(p / 100)
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
 def _clip(text: str | None, n: int) -> str:
     text = " ".join(str(text or "").split())
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
@@ -921,10 +1183,14 @@ def _now() -> str:
 def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
                prove: str | Path | dict | None = None,
                amendment: str | Path | dict | None = None,
+               strength: str | Path | dict | None = None,
+               strength_note: str | None = None,
                catalog=None, untestable: dict | None = None,
                conflicts: list | None = None) -> Path:
     """Write the site for ``results`` (paths or loaded results dicts) into
-    ``out_dir``; returns the path of ``index.html``. Raises
+    ``out_dir``; returns the path of ``index.html``. ``strength`` is a ``kodex
+    strength`` report (path or dict); without one the strength page says loudly
+    that there are none (``strength_note``: why). Raises
     :class:`ReportInputError` on unusable input (nothing is written then)."""
     runs = _runs(results)
     if not runs:
@@ -938,6 +1204,12 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
         amendment = _read_json(amendment, "amendment JSON (kodex amend --json)")
         if not isinstance(amendment, dict) or amendment.get("schema") != "hkk-amendment/1":
             raise ReportInputError(f"{path}: not an hkk-amendment/1 file")
+    if isinstance(strength, (str, Path)):
+        strength = load_strength(strength)
+    elif strength is not None:
+        if not isinstance(strength, dict):
+            raise ReportInputError("the strength results are not a JSON object")
+        check_strength(strength)
     if catalog is None:
         from conformance.catalog import load_catalog
         catalog = load_catalog()
@@ -946,7 +1218,8 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
         untestable = load_untestable() if untestable is None else untestable
         conflicts = load_conflicts() if conflicts is None else conflicts
     out = Path(out_dir)
-    site = _Site(runs, catalog, out, prove, amendment, untestable, conflicts)
+    site = _Site(runs, catalog, out, prove, amendment, untestable, conflicts, strength,
+                 strength_note)
     written = site.build()
     _remove_stale(out, written)
     return out / "index.html"
@@ -964,14 +1237,36 @@ def _remove_stale(out: Path, written: list[str]) -> None:
 
 
 def command(results: list[str], out_dir: str, prove: str | None = None,
-            amendment: str | None = None, console=None) -> int:
+            amendment: str | None = None, console=None, strength: str | None = None,
+            no_strength: bool = False) -> int:
     """``kodex report``: 0 when the site is written, 1 when it is written but a
-    results file has no case at all (it tested nothing), 2 on unusable input."""
+    results file has no case at all (it tested nothing), 2 on unusable input.
+
+    ``strength``: a ``kodex strength`` JSON (an unusable one is unusable input);
+    without it the ``strength.json`` next to the results files is used when there
+    is one (:func:`find_strength`; one that cannot be used is reported on the
+    page and on stderr, the site is still written), unless ``no_strength``."""
     from rich.console import Console
     from rich.text import Text
     console = console or Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    note = None
+    strength_data: str | dict | None = strength
+    if strength is None and not no_strength:
+        found = find_strength(results)
+        if found is not None:
+            try:
+                strength_data = load_strength(found)
+                console.print(Text(f"strength results: {found}", style="dim"), soft_wrap=True)
+            except ReportInputError as exc:
+                note = f"{found} cannot be used: {exc}"
+                err.print(Text(f"kodex report: {note}; the strength page says so", style="red"),
+                          soft_wrap=True)
+    elif no_strength:
+        note = "left out (--no-strength)"
     try:
-        index = build_site(results, out_dir, prove=prove, amendment=amendment)
+        index = build_site(results, out_dir, prove=prove, amendment=amendment,
+                           strength=strength_data, strength_note=note)
     except ReportInputError as exc:
         Console(stderr=True, highlight=False).print(Text(f"kodex report: {exc}", style="red"),
                                                     soft_wrap=True)
