@@ -507,6 +507,8 @@ RETURNED_CARD_FIELDS: dict[str, str] = {
 PLAYER_FIELDS: dict[str, str] = {
     "hp": "current Ép", "max_hp": "maximum Ép", "vp": "current VP", "max_vp": "maximum VP",
     "components": "szörnykomponens", "turn": "how many turns of the player's own have begun",
+    "base_max_hp": "project addition, returned when effects in force change it: the maximum Ép without them (accepted in `given`)",
+    "base_max_vp": "project addition, returned when effects in force change it: the maximum VP without them (accepted in `given`)",
     **{z: f"the {z} zone, a list of card ids" for z in ZONES},
 }
 THEN_FIELDS: dict[str, str] = {
@@ -866,6 +868,9 @@ def generated_schema(current: dict | None = None) -> dict:
     given_props["delayed"] = {"type": "array", "items": {"$ref": "#/$defs/delayed"},
                               "description": "project addition: the delayed resources to come (114)"}
     d["given"]["properties"]["turn"]["properties"]["combat_step"] = {"$ref": "#/$defs/combat_step"}
+    for name in ("base_max_hp", "base_max_vp"):
+        d["player_state"]["properties"][name] = {"type": "integer", "minimum": 0,
+                                                 "description": PLAYER_FIELDS[name]}
     card["continuous"] = {"type": "array", "items": {"$ref": "#/$defs/continuous_entry"},
                           "description": CARD_FIELDS["continuous"]}
     card["replace"] = {"type": "array", "items": {"$ref": "#/$defs/replacer"},

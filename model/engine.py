@@ -18,6 +18,7 @@ from . import abilities, combat, continuous, muscle, numbers, stats, turn
 from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
+from .resources import cap_player
 from .game import Game
 from .play import play, resume_effects
 from .ruleset import DEFAULT_RULESET, Ruleset, available_rulesets, load_ruleset
@@ -123,8 +124,12 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
                 settle(g, spare=spare)   # the window closes for every creature this step does not try to save
         saving = life_saving_step(g.state, verb, args)
         before = _conflicts(g.state, rules)
+        had_effects = bool(before) or continuous.any_in_force(g.state)
         _dispatch(g, verb, args, by)
         settle(g, window=True)
+        if had_effects or continuous.any_in_force(g.state):
+            for p in PLAYERS:            # 3.18: a maximum an effect lowered (or that came back down)
+                cap_player(g, p)
         _window(g, saving)
         _report_conflicts(g, before)
         open_muscle_decision(g)

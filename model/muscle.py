@@ -20,7 +20,7 @@ def muscle_default(g: Game, player: str, n: int) -> dict[str, int]:
     """The decision when the player does not answer: 1 VP per counter while below the maximum VP,
     a draw for each counter beyond."""
     pl = g.state.players[player]
-    vps = min(n, max(0, pl.max_vp - pl.vp))
+    vps = min(n, max(0, resources.maximum(g.state, player, "vp", g.rules.priority_policy) - pl.vp))
     return {"draw": n - vps, "vp": vps}
 
 

@@ -146,6 +146,15 @@ def card_number(state: State, card: Card, number: str, base: int, builtin: int, 
     return compute(base, terms, builtin, policy).value
 
 
+def player_number(state: State, player: str, number: str, base: int, policy: str,
+                  frozen: Callable[[Card], bool]) -> int:
+    """A player's maximum Ép / VP (`max_hp`, `max_vp`) under the effects in force."""
+    if not continuous.any_in_force(state):
+        return base
+    terms = terms_for(state, player, number, frozen)
+    return compute(base, terms, 0, policy).value if terms else base
+
+
 def amount(state: State, amount_: int, number: str, reach: str, policy: str,
            frozen: Callable[[Card], bool]) -> int:
     """A damage or healing amount after the modifiers that reach `reach` (the spell's controller

@@ -8,18 +8,31 @@ maxima may change), 4.25.3 (losing Ép above the maximum is not damage),
 """
 from __future__ import annotations
 
+from . import numbers, stats
 from .game import Game
+from .state import State
+
+
+def maximum(state: State, name: str, which: str, policy: str) -> int:
+    """A player's maximum Ép (`hp`) or VP (`vp`) now: the base (3.12, changed by 3.19 effects and
+    103 sacrifices) and the continuous effects in force on it (`{number: max_hp | max_vp}`,
+    model/numbers.py); never below 0."""
+    pl = state.players[name]
+    base = pl.max_hp if which == "hp" else pl.max_vp
+    return max(0, numbers.player_number(state, name, "max_" + which, base, policy, stats.frozen))
 
 
 def cap_player(g: Game, name: str) -> None:
     """3.18: anything above a maximum is lost at once (4.25.3: not damage)."""
     pl = g.player(name)
-    if pl.hp > pl.max_hp:
-        g.emit("hp_excess_lost", player=name, amount=pl.hp - pl.max_hp)
-        pl.hp = pl.max_hp
-    if pl.vp > pl.max_vp:
-        g.emit("vp_excess_lost", player=name, amount=pl.vp - pl.max_vp)
-        pl.vp = pl.max_vp
+    top = maximum(g.state, name, "hp", g.rules.priority_policy)
+    if pl.hp > top:
+        g.emit("hp_excess_lost", player=name, amount=pl.hp - top)
+        pl.hp = top
+    top = maximum(g.state, name, "vp", g.rules.priority_policy)
+    if pl.vp > top:
+        g.emit("vp_excess_lost", player=name, amount=pl.vp - top)
+        pl.vp = top
 
 
 def heal_player(g: Game, name: str, amount: int) -> None:
@@ -27,7 +40,7 @@ def heal_player(g: Game, name: str, amount: int) -> None:
     pl = g.player(name)
     if amount <= 0:
         return
-    room = max(0, pl.max_hp - pl.hp)
+    room = max(0, maximum(g.state, name, "hp", g.rules.priority_policy) - pl.hp)
     gained = min(amount, room)
     pl.hp += gained
     if gained:
@@ -40,7 +53,7 @@ def gain_vp(g: Game, name: str, amount: int) -> None:
     """3.13, 3.18: VP rises up to the maximum, the excess is lost; a negative amount destroys VP (115.0)."""
     pl = g.player(name)
     if amount >= 0:
-        room = max(0, pl.max_vp - pl.vp)
+        room = max(0, maximum(g.state, name, "vp", g.rules.priority_policy) - pl.vp)
         gained = min(amount, room)
         pl.vp += gained
         if gained:
@@ -86,7 +99,7 @@ def change_max(g: Game, name: str, which: str, delta: int) -> None:
     new = max(0, getattr(pl, attr) + delta)
     real = new - getattr(pl, attr)
     setattr(pl, attr, new)
-    g.emit(f"{attr}_changed", player=name, delta=real, value=new)
+    g.emit(f"{attr}_changed", player=name, delta=real, value=maximum(g.state, name, which, g.rules.priority_policy))
     cap_player(g, name)
 
 
@@ -114,7 +127,8 @@ def sacrifice_max_hp(g: Game, name: str, amount: int, as_cost: bool) -> None:
     pl.max_hp -= paid
     if paid:
         g.emit("max_hp_sacrificed", player=name, amount=paid)
-    if pl.hp > pl.max_hp:
-        drop = pl.hp - pl.max_hp
-        pl.hp = pl.max_hp
+    top = maximum(g.state, name, "hp", g.rules.priority_policy)
+    if pl.hp > top:
+        drop = pl.hp - top
+        pl.hp = top
         g.emit("hp_sacrificed", player=name, amount=drop)

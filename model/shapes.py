@@ -14,7 +14,7 @@ from .errors import InputProblem
 from .priority import ABILITY_KINDS
 
 PLAYERS = ("A", "B")
-NUMBERS = ("damage", "hp")                          # numbers of a card
+NUMBERS = ("damage", "hp", "max_hp", "max_vp")      # of a card (damage, hp); of a player (max_hp, max_vp)
 AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken")
 PROHIBITIONS = ("attack", "heal", "draw", "be_passivated")
 REQUIREMENTS = ("attack",)

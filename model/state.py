@@ -315,9 +315,9 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
         pl = Player(
             name=pname,
             hp=_int(pd.get("hp", rules.starting_hp), f"/players/{pname}/hp"),
-            max_hp=_int(pd.get("max_hp", rules.max_hp), f"/players/{pname}/max_hp"),
+            max_hp=_int(pd.get("base_max_hp", pd.get("max_hp", rules.max_hp)), f"/players/{pname}/max_hp"),
             vp=_int(pd.get("vp", rules.starting_vp), f"/players/{pname}/vp"),
-            max_vp=_int(pd.get("max_vp", rules.max_vp), f"/players/{pname}/max_vp"),
+            max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), f"/players/{pname}/max_vp"),
             components=_int(pd.get("components", 0), f"/players/{pname}/components"),
             turn=_int(pd.get("turn", 1), f"/players/{pname}/turn"),
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, stats
+from . import combat, resources, stats
 from .ruleset import Ruleset
 from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State, jcopy
 
@@ -69,8 +69,14 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
     players = {}
     for p in PLAYERS:
         pl = state.players[p]
-        pd: dict[str, Any] = {"hp": pl.hp, "max_hp": pl.max_hp, "vp": pl.vp, "max_vp": pl.max_vp,
+        top_hp = resources.maximum(state, p, "hp", rules.priority_policy)
+        top_vp = resources.maximum(state, p, "vp", rules.priority_policy)
+        pd: dict[str, Any] = {"hp": pl.hp, "max_hp": top_hp, "vp": pl.vp, "max_vp": top_vp,
                               "components": pl.components, "turn": pl.turn}
+        if top_hp != pl.max_hp:
+            pd["base_max_hp"] = pl.max_hp       # the maximum without the effects in force
+        if top_vp != pl.max_vp:
+            pd["base_max_vp"] = pl.max_vp
         for z in ZONES:
             pd[z] = list(pl.zones[z])
         players[p] = pd
