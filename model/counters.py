@@ -112,9 +112,10 @@ def _fall_asleep(g: Game, card: Card) -> None:
 def preparation_counters(g: Game, player: str) -> None:
     """The preparation-phase work of counters on the active player's permanents, in table order."""
     st = g.state
-    for card in list(st.permanents(player)):
-        if not st.on_table(card.id):
-            continue
+    for cid in list(st.permanent_ids(player)):
+        if not st.on_table(cid) or not st.cards.peek(cid).counters:
+            continue                                         # no counter: nothing to do (read, not copied)
+        card = st.cards[cid]
         frozen = stats.frozen(card)
         works = stats.counter_works
         if card.counter("poison") and card.is_creature and works(card, "poison"):      # 121.1

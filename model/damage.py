@@ -144,6 +144,17 @@ def life_saving_step(state, verb: str, args: dict) -> bool:
     return False
 
 
+def _all_safe(st) -> bool:
+    """True when no permanent can be at 0 Ép or a broken building: no wound, no counter, no card
+    sitting on another, every creature's printed Ép above 0 (the defence bonus only adds)."""
+    peek = st.cards.peek
+    for cid in st.permanent_ids():
+        c = peek(cid)
+        if c.wounds or c.attached_to or (c.kind == "creature" and (c.counters or (c.base_hp or 0) <= 0)):
+            return False
+    return True
+
+
 def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:
     """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed.
 
@@ -155,6 +166,8 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     lets it die first. The end of a run lets it die too (model/engine.run_state).
     """
     st = g.state
+    if not st.turn_info.get("dying") and not st.effect_cards and not st.lasting and _all_safe(st):
+        return                                 # no permanent can be at 0 Ép / SP: nothing to check
     damaged = st.turn_info.get("damaged_by_damage", [])
     was_dying = list(st.turn_info.get("dying") or [])
     dying: list[str] = []
@@ -180,13 +193,13 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
                             if card.id not in was_dying:
                                 g.emit("dying", card=card.id)
                         continue
-                    g.emit("died", card=card.id)
                     if card.id in replaced_now:
                         continue                           # mk:5.12.C: replaced once in this check
                     if _replace_destroy(g, card.id):
                         replaced_now.add(card.id)
                         changed = True
                         break
+                    g.emit("died", card=card.id)
                     move_card(g, card.id, "graveyard",
                               Cause("destroy", damage=card.id in damaged,
                                     combat=st.turn_info.get("in_strike", False)

@@ -293,6 +293,9 @@ class Policy:
     _steps: tuple[tuple[str, Callable[[Effect, Effect], int]], ...] = field(
         default=(), repr=False, compare=False
     )
+    # beats() answers remembered per pair of attribute tuples (the domain is small; the prover and
+    # the engine ask the same pairs again and again); bounded, cleared when full
+    _memo: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -313,11 +316,20 @@ class Policy:
 
     def beats(self, a: Effect, b: Effect) -> bool:
         """The policy's relation: the first distinguishing criterion says ``a`` wins."""
+        key = (a, b)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        won = False
         for _clause, step in self._steps:
             r = step(a, b)
             if r:
-                return r != -1
-        return False
+                won = r != -1
+                break
+        if len(self._memo) > 50_000:
+            self._memo.clear()
+        self._memo[key] = won
+        return won
 
     @property
     def read_attributes(self) -> tuple[str, ...]:

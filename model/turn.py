@@ -71,8 +71,10 @@ def _preparation(g: Game) -> None:
     resources.gain_vp(g, p, income)                               # 3.13, 3.18
     delayed.due(g, "preparation", p)                              # 114: resources delayed to now
     counters.preparation_counters(g, p)                           # 118–127
-    for card in list(st.permanents(p)):                           # stage 3: activation
-        if not card.active and not card.counter("sleep"):        # 118.2
+    for cid in list(st.permanent_ids(p)):                         # stage 3: activation
+        seen = st.cards.peek(cid)
+        if not seen.active and not seen.counter("sleep"):        # 118.2
+            card = st.cards[cid]
             card.active = True
             g.emit("activated", card=card.id)
 
@@ -80,11 +82,12 @@ def _preparation(g: Game) -> None:
 def _end_of_turn(g: Game) -> None:
     """rb7:gyogyulasi-fazis, rb7:vizio, 3.14–3.15."""
     st = g.state
-    for card in list(st.permanents()):
-        if card.has_subtype(VISION) and st.on_table(card.id):
-            move_card(g, card.id, "graveyard", Cause("effect"))
-    for card in st.permanents():
-        if card.wounds:
+    for cid in list(st.permanent_ids()):
+        if st.cards.peek(cid).has_subtype(VISION) and st.on_table(cid):
+            move_card(g, cid, "graveyard", Cause("effect"))
+    for cid in list(st.permanent_ids()):
+        if st.cards.peek(cid).wounds:
+            card = st.cards[cid]
             card.wounds = 0
             g.emit("wounds_healed", card=card.id)
     lost = [p for p in PLAYERS if st.players[p].hp <= 0]

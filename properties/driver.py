@@ -99,7 +99,7 @@ def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) ->
         hand = list(zs["hand"])
         rng.shuffle(hand)
         for cid in hand:
-            c = state.cards[cid]
+            c = state.cards.peek(cid)
             if c.cost.get("vp", 0) > state.players[p].vp:
                 continue
             if c.cost.get("components", 0) > state.players[p].components:
@@ -113,7 +113,7 @@ def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) ->
                 out.append({"play": step})
     elif phase == "exchange" and not (state.turn_info.get("acting") or {}).get("active_moved"):
         pool = zs["reserve"] + zs["guard_post"]
-        ready = [c for c in pool if state.cards[c].is_creature and state.cards[c].active]
+        ready = [c for c in pool if state.cards.peek(c).is_creature and state.cards.peek(c).active]
         rng.shuffle(ready)
         post = ready[:3]
         out.append({"exchange": {"player": p, "guard_post": post,

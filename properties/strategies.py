@@ -375,7 +375,7 @@ def _step_choose(state: State, ch: Chooser) -> dict:
 
 def _targets(state: State) -> list[str]:
     return list(PLAYERS) + [c for c in _in(state, TABLE_ZONES)
-                            if state.cards[c].kind in ("creature", "building")]
+                            if state.cards.peek(c).kind in ("creature", "building")]
 
 
 def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
@@ -481,7 +481,7 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         pool = zs["reserve"] + zs["guard_post"]
         if ch.chance(0.2):
             return {"player": p}
-        candidates = [c for c in pool if state.cards[c].active] if ch.chance(0.9) else pool
+        candidates = [c for c in pool if state.cards.peek(c).active] if ch.chance(0.9) else pool
         post = ch.sample(candidates, 0, GUARD_POST_SIZE)
         return {"player": p, "guard_post": post, "reserve": [c for c in pool if c not in post]}
     if verb == "play":
@@ -496,19 +496,19 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
             frm, card = ch.choice(PLAY_FROM), ch.choice(list(state.cards))
         else:
             return None
-        c = state.cards[card]
+        c = state.cards.peek(card)
         a = {"player": p, "card": card}
         if frm != "hand":
             a["from"] = frm
         if c.needs_target or c.kind in ("enchantment", "body_part") or ch.chance(0.1):
             tgt = _pick(ch, _targets(state) if c.kind not in ("enchantment", "body_part")
-                        else [x for x in table if state.cards[x].is_creature], state, 0.05)
+                        else [x for x in table if state.cards.peek(x).is_creature], state, 0.05)
             if tgt is not None:
                 a["targets"] = [tgt]
         pay: dict[str, list[str]] = {}
         if c.cost.get("builders"):
             mine = [x for x in state.players[p].zones["reserve"]
-                    if state.cards[x].is_creature and state.cards[x].active]
+                    if state.cards.peek(x).is_creature and state.cards.peek(x).active]
             pay["builders"] = ch.sample(mine, c.cost["builders"], c.cost["builders"])
         if c.cost.get("sacrifice"):
             mine = [x for x in _in(state, TABLE_ZONES, p) if x != card]
@@ -524,11 +524,11 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
             a["pay"] = pay
         return a
     if verb == "activate":
-        usable = [x for x in table if any("effects" in ab for ab in state.cards[x].abilities)]
+        usable = [x for x in table if any("effects" in ab for ab in state.cards.peek(x).abilities)]
         card = _pick(ch, usable, state, 0.05)
         if card is None:
             return None
-        c = state.cards[card]
+        c = state.cards.peek(card)
         a = {"player": state.controller(card) or _player(ch, state), "card": card}
         if c.abilities and ch.chance(0.9):
             ab = ch.choice(c.abilities)
@@ -540,13 +540,13 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         return a
     if verb == "sacrifice_for_components":
         p = _player(ch, state)
-        mine = [x for x in state.players[p].zones["reserve"] if state.cards[x].is_creature]
+        mine = [x for x in state.players[p].zones["reserve"] if state.cards.peek(x).is_creature]
         return {"player": p, "cards": ch.sample(mine, 0, 2)}
     if verb == "attack":
         p = state.active
         opp = other(p)
         goals = list(state.players[opp].zones["guard_post"]) + [opp] + \
-            [x for x in state.players[opp].zones["table"] if state.cards[x].kind == "building"]
+            [x for x in state.players[opp].zones["table"] if state.cards.peek(x).kind == "building"]
         attackers = ch.sample(state.players[p].zones["guard_post"], 1, GUARD_POST_SIZE)
         if not attackers:
             return None
