@@ -109,6 +109,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
     if by not in PLAYERS:
         raise InputProblem(f"by: unknown player {by!r}")
     g = Game(state.clone(), rules)
+    g.by = by
     try:
         if g.state.pending and verb != "choose" and "default" in g.state.pending:
             fall_back(g)                 # an unanswered decision with a default (124.4) takes it

@@ -24,6 +24,7 @@ class Game:
         self.sources: list[str] = []   # players whose card's effects are resolving (135.2, 135.4)
         self.deferred: list[Any] = []  # what waits until the resolving source is done (rb7:buntetes)
         self.replacing = False          # a trial run of an effect (mk:5.12.D): nothing is replaced in it
+        self.by: str | None = None       # the player controlling the step's source (its `by`)
 
     # carries out one effect step; model/effects.py installs it (modules it imports call back
     # through here, e.g. a replacement's steps inside damage)

@@ -497,7 +497,7 @@ def _responsible(g: Game, card: Card, cause: Any) -> str | None:
             if e.get("event") == "damaged" and e.get("target") == card.id and e.get("source") in st.cards:
                 src = e["source"]
                 return st.controller(src) or st.cards[src].owner
-    return st.active
+    return g.by or st.active                          # the step's source is controlled by its `by`
 
 
 def before_move(g: Game, card: Card, src_player: str, target: str, zone: str, was_on_table: bool,
