@@ -372,6 +372,8 @@ RULE_STOPS: tuple[tuple[str, str, str, str], ...] = (
     ("choose", "no decision is pending", "4.23.5", REFUSED),
     ("choose", "the answer is not the asked player's", "4.17.2", REFUSED),
     ("choose", "a discard answer names a card not offered, or not `count` cards", "4.17.0 / 4.17.3", REFUSED),
+    ("choose", "an anti-magic / anti-neutralization answer (`choice: anti_magic`) names a card not offered, or not the asked number", "134.10 / 134.15", REFUSED),
+    ("choose", "a muscle reward answer (`choice: muscle_reward`) whose draws and VP do not add up to the counters", "124.4", REFUSED),
     ("exchange", "a passive creature into the guard post", "5.4.5", REFUSED),
     ("exchange", "outside the player's own exchange phase, or not exactly the player's reserve and guard-post creatures", "5.4.1", REFUSED),
     ("exchange", "more creatures in the guard post than its size", "5.4.3", REFUSED),

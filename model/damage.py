@@ -147,10 +147,12 @@ def life_saving_step(state, verb: str, args: dict) -> bool:
 def _all_safe(st) -> bool:
     """True when no permanent can be at 0 Ép or a broken building: no wound, no counter, no card
     sitting on another, every creature's printed Ép above 0 (the defence bonus only adds)."""
+    if st.hosts():
+        return False                               # a card sits on another: its bonus may lower Ép
     peek = st.cards.peek
     for cid in st.permanent_ids():
         c = peek(cid)
-        if c.wounds or c.attached_to or (c.kind == "creature" and (c.counters or (c.base_hp or 0) <= 0)):
+        if c.wounds or (c.kind == "creature" and (c.counters or (c.base_hp or 0) <= 0)):
             return False
     return True
 
@@ -176,7 +178,7 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     while changed:
         changed = False
         ids = list(st.permanent_ids())
-        hosts = {st.cards.peek(x).attached_to for x in ids}
+        hosts = st.hosts()
         plain = not st.effect_cards and not st.lasting
         for cid in ids:
             card = st.cards.peek(cid)          # read only; copied below when it changes

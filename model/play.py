@@ -270,6 +270,7 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
             shuffle_deck(g, player)
         if card.kind in ("enchantment", "body_part") and targets and targets[0] not in PLAYERS:
             card.attached_to = targets[0]
+            st.hosts_cache = None
             card.active = True                                             # 5.5.4
             keywords.refresh(g, st.cards[targets[0]],    # 128.1, 132.3, 132.5.1: granted abilities (hook)
                              drop=lambda att: move_card(g, att, "graveyard", Cause("effect")))

@@ -223,6 +223,9 @@ class State:
     # ids of the cards whose data carry continuous or replacement effects (never changes for a
     # card): model/continuous.py looks only at them
     effect_cards: frozenset[str] = frozenset()
+    # the ids of the cards some permanent sits on (`hosts`), computed when first asked; every change
+    # of a zone (model/zones.py) or of an `attached_to` (model/play.py) forgets it
+    hosts_cache: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     def clone(self) -> "State":
         """A copy sharing nothing mutable: `apply` works on it, so a refused step changes nothing.
@@ -249,6 +252,7 @@ class State:
 
     def index_zones(self) -> None:
         """(Re)build the card → zone index from the zone lists."""
+        self.hosts_cache = None
         self.where = {cid: (pname, zone) for pname, pl in self.players.items()
                       for zone, ids in pl.zones.items() for cid in ids}
 
@@ -280,6 +284,14 @@ class State:
 
     def creatures_on_table(self, player: str | None = None) -> Iterator[Card]:
         return (c for c in self.permanents(player) if c.is_creature)
+
+    def hosts(self) -> frozenset[str]:
+        """The ids of the cards that some permanent sits on (`attached_to`)."""
+        if self.hosts_cache is None:
+            peek = self.cards.peek
+            self.hosts_cache = frozenset(h for cid in self.permanent_ids()
+                                         if (h := peek(cid).attached_to) is not None)
+        return self.hosts_cache
 
     def attached_to(self, card_id: str) -> list[str]:
         peek = self.cards.peek

@@ -46,8 +46,8 @@ def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
         n = card.counter("level")  # 125.2
         dmg += n
         hp += n
-    for other_id in state.attached_to(card.id):
-        b = state.cards[other_id].bonus
+    for other_id in (state.attached_to(card.id) if card.id in state.hosts() else ()):
+        b = state.cards.peek(other_id).bonus
         dmg += b.get("damage", 0)
         hp += b.get("hp", 0)
     return dmg, hp

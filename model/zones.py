@@ -167,6 +167,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         leaving and card.is_creature and zone in ("graveyard", "void") and not card.standalone_token
         and _yields_components(g, cause)) else 0
 
+    st.hosts_cache = None                    # the permanents change: who sits on whom is read anew
     if src_zone != "created":
         st.players[src_player].zones[src_zone].remove(card_id)
         del st.where[card_id]
@@ -245,6 +246,7 @@ def lift(g: Game, card_id: str) -> tuple[str, str, int]:
     index = ids.index(card_id)
     ids.remove(card_id)
     del g.state.where[card_id]
+    g.state.hosts_cache = None
     return player, zone, index
 
 
@@ -254,4 +256,5 @@ def put_back(g: Game, card_id: str, spot: tuple[str, str, int]) -> None:
     ids = g.state.players[player].zones[zone]
     ids.insert(min(index, len(ids)), card_id)
     g.state.where[card_id] = (player, zone)
+    g.state.hosts_cache = None
 
