@@ -298,11 +298,11 @@ class State:
         return [cid for pname in PLAYERS for zone in TABLE_ZONES for cid in self.players[pname].zones[zone]
                 if peek(cid).attached_to == card_id]
 
-    def permanent_ids(self, player: str | None = None) -> Iterator[str]:
-        """The ids of the permanents (no card is read, so none is copied)."""
-        for pname in (player,) if player else PLAYERS:
-            for zone in TABLE_ZONES:
-                yield from self.players[pname].zones[zone]
+    def permanent_ids(self, player: str | None = None) -> list[str]:
+        """The ids of the permanents, a new list (no card is read, so none is copied)."""
+        players = self.players
+        return [cid for pname in ((player,) if player else PLAYERS) for zone in TABLE_ZONES
+                for cid in players[pname].zones[zone]]
 
     def tick(self) -> int:
         self.clock += 1

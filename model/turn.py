@@ -49,7 +49,8 @@ def _enter(g: Game, phase: str) -> None:
         draw_cards(g, st.active, g.rules.draw_per_turn)
     elif phase == "end" and g.rules.reading("healing-timing") == "on-arrival":
         _end_of_turn(g)
-    settle(g)
+    if phase in ("preparation", "end"):
+        settle(g)          # only these phases' automatic steps can bring a permanent to 0 Ép / SP
 
 
 def _begin_turn(g: Game, player: str) -> None:
