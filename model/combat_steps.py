@@ -64,7 +64,7 @@ def run_to(g: Game, target: str, strike, settle) -> None:
     """Run the present combat forward to sub-phase `target` (later than the current one)."""
     cur = current(g) or "I"
     for step in COMBAT_STEPS[index(cur) + 1: index(target) + 1]:
-        if step in ("VI",):
+        if step == STRIKE:
             settle(g)                          # end of V: the creatures of IV at 0 Ép die
             set_step(g, step)
             strike(g, window=True)             # VI; their deaths wait for the end of VII

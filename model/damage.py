@@ -144,17 +144,17 @@ def life_saving_step(state, verb: str, args: dict) -> bool:
     return False
 
 
+def _safe(card, hosts: frozenset[str]) -> bool:
+    """Nothing can bring this permanent to 0 Ép / SP (with no effect in force): no wound, no
+    counter, no card sitting on it, a creature's printed Ép above 0 (the defence bonus only adds)."""
+    return not card.wounds and card.id not in hosts and (
+        card.kind != "creature" or (not card.counters and (card.base_hp or 0) > 0))
+
+
 def _all_safe(st) -> bool:
-    """True when no permanent can be at 0 Ép or a broken building: no wound, no counter, no card
-    sitting on another, every creature's printed Ép above 0 (the defence bonus only adds)."""
-    if st.hosts():
-        return False                               # a card sits on another: its bonus may lower Ép
-    peek = st.cards.peek
-    for cid in st.permanent_ids():
-        c = peek(cid)
-        if c.wounds or (c.kind == "creature" and (c.counters or (c.base_hp or 0) <= 0)):
-            return False
-    return True
+    """True when no permanent can be at 0 Ép or a broken building."""
+    hosts, peek = st.hosts(), st.cards.peek
+    return all(_safe(peek(cid), hosts) for cid in st.permanent_ids())
 
 
 def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:
@@ -183,8 +183,7 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
         for cid in ids:
             card = st.cards.peek(cid)          # read only; copied below when it changes
             if card.kind == "creature":
-                if plain and not card.wounds and not card.counters and (card.base_hp or 0) > 0 \
-                        and cid not in hosts:
+                if plain and _safe(card, hosts):
                     continue                   # nothing can bring it to 0 Ép: printed Ép, no wound
                 hp = stats.current_hp(st, card, g.rules)
                 if hp is not None and hp <= 0:

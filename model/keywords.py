@@ -115,15 +115,14 @@ def granted(state: State, card: Card) -> list[tuple[dict[str, Any], Card]]:
     return out
 
 
-def lost(g: Game, card: Card, keyword: str) -> bool:
-    """A continuous effect in force takes the ability (`{lose: [keyword]}`) — unless a grant of it
-    prevails by the priority order (102 / mk:5.10); tied, neither holds and the card keeps what it has."""
+def _grant_against_loss(g: Game, card: Card, keyword: str) -> bool | None:
+    """A continuous effect in force takes the ability (`{lose: [keyword]}`): False when the loss
+    holds, True when a grant of it prevails by the priority order (102 / mk:5.10), None when the
+    order leaves them tied (neither holds; the card keeps what it has)."""
     st = g.state
-    if not continuous.reaching(st, card.id, "lose", stats.frozen, keyword):
-        return False
     if not continuous.reaching(st, card.id, "grant", stats.frozen):
-        return True
-    return numbers.winner_of(st, card.id, f"ability:{keyword}", g.rules.priority_policy, stats.frozen) is False
+        return False
+    return numbers.winner_of(st, card.id, f"ability:{keyword}", g.rules.priority_policy, stats.frozen)
 
 
 def _grant_beats_freeze(state: State, card: Card, giver: Card, policy: str) -> bool:
@@ -139,11 +138,10 @@ def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
     none when an effect in force takes it (`lost`)."""
     tied = False
     if continuous.any_in_force(g.state) and continuous.reaching(g.state, card.id, "lose", stats.frozen, keyword):
-        if lost(g, card, keyword):
+        verdict = _grant_against_loss(g, card, keyword)
+        if verdict is False:
             return []
-        # a grant and a loss the order leaves tied: neither holds — the card keeps its own
-        tied = numbers.winner_of(g.state, card.id, f"ability:{keyword}", g.rules.priority_policy,
-                                 stats.frozen) is None
+        tied = verdict is None     # tied by the order: neither holds — the card keeps its own
     out = list(stats.ability_entries(card, keyword))
     for ab, giver in granted(g.state, card):
         if ab.get("keyword") != keyword:

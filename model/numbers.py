@@ -57,14 +57,20 @@ def procedure_of(policy: str) -> str:
     return "mk-5.11" if policy == "mk-5.10" else "kodex-102"
 
 
+def _prevailing(sets: Sequence[Term], pol) -> list[Term]:
+    """The settings that the order puts above every other setting with a different value (all of
+    one value); none when the order leaves settings with different values tied."""
+    return [s for s in sets
+            if all(t.value == s.value or pol.beats(s.attrs, t.attrs) for t in sets if t is not s)]
+
+
 def compute(base: int, terms: Sequence[Term], builtin: int = 0, policy: str = "kodex-102") -> Computed:
     """The number from its printed value, the built-in modifiers and the effects' terms."""
     if procedure_of(policy) == "mk-5.11":
         return _mk(base, terms, builtin)
     pol = compile_policy(policy)
     sets = [t for t in terms if t.op == "set"]
-    winners = [s for s in sets
-               if all(t.value == s.value or pol.beats(s.attrs, t.attrs) for t in sets if t is not s)]
+    winners = _prevailing(sets, pol)
     setting = winners[0] if winners else None
     unresolved = tuple(sets) if sets and not winners else ()
     value = setting.value if setting else base
@@ -105,8 +111,12 @@ def _mk(base: int, terms: Sequence[Term], builtin: int) -> Computed:
         tied = _tied_passes(terms)
         unresolved = tuple(t for t in terms if t.op == "set" and t.attrs.strong in tied)
         value = set_number(base, [e for e in effs if not (e.kind == "set" and e.strong in tied)])
-    sets = [t for t in terms if t.op == "set" and t not in unresolved]
-    return Computed(value, sets[-1] if sets else None, (), unresolved)
+    pol = compile_policy("mk-5.10")
+    setting = None                     # the strong pass's prevailing setting, else the weak pass's
+    for strong in (False, True):
+        won = _prevailing([t for t in terms if t.op == "set" and t.attrs.strong == strong], pol)
+        setting = won[0] if won else setting
+    return Computed(value, setting, (), unresolved)
 
 
 def _tied_passes(terms: Sequence[Term]) -> set[bool]:
@@ -114,8 +124,7 @@ def _tied_passes(terms: Sequence[Term]) -> set[bool]:
     out = set()
     for strong in (False, True):
         sets = [t for t in terms if t.op == "set" and t.attrs.strong == strong]
-        if sets and not any(all(t.value == s.value or pol.beats(s.attrs, t.attrs) for t in sets if t is not s)
-                            for s in sets):
+        if sets and not _prevailing(sets, pol):
             out.add(strong)
     return out
 

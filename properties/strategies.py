@@ -366,7 +366,7 @@ def _step_choose(state: State, ch: Chooser) -> dict:
     options = list(pend.get("options") or [])
     if pend.get("choice") == "muscle_reward":             # 124.4: decided with a value
         n = int(pend.get("count", 0))
-        d = ch.integer(0, n) if hasattr(ch, "integer") else 0
+        d = ch.integer(0, n)
         return {"choose": {"player": pend.get("player", state.active), "value": {"draw": d, "vp": n - d}}}
     count = min(int(pend.get("count", 0)), len(options))
     cards = ch.sample(options, count, count)

@@ -11,16 +11,12 @@ the engine: that is an error of the list, never a pass).
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from test_mutations import JOBS, LOADER_FILES, ROOT, _prepare
+from test_mutations import ROOT, run_mutants
 
 MUTANTS = yaml.safe_load((ROOT / "tests" / "independent_mutants.yaml")
                          .read_text(encoding="utf-8"))["mutants"]
@@ -29,33 +25,9 @@ GOAL = 0.97
 
 @pytest.fixture(scope="module")
 def independent_results(tmp_path_factory) -> dict[str, dict]:
-    base = tmp_path_factory.mktemp("independent-mutants")
-    results: dict[str, dict] = {}
-    todo = []
-    for mutant in MUTANTS:
-        copy, problem = _prepare(mutant, base / "copies")
-        if problem:
-            results[mutant["id"]] = {"error": problem}
-            continue
-        todo.append({"id": mutant["id"], "copy": str(copy),
-                     "reload": any(e["file"] in LOADER_FILES for e in mutant["edits"]),
-                     "first_failure": True})               # caught = any case fails
-    out_dir = base / "results"
-    out_dir.mkdir()
-    spec = base / "spec.json"
-    spec.write_text(json.dumps({"root": str(ROOT), "corpus": str(ROOT / "conformance" / "corpus"),
-                                "timeout": 600, "mutants": todo}), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "mutant_worker.py"), str(spec),
-                           str(out_dir), str(JOBS)],
-                          cwd=base, env=env, capture_output=True, text=True,
-                          timeout=600 + 60 * len(todo))
-    for m in todo:
-        out = out_dir / f"{m['id']}.json"
-        results[m["id"]] = (json.loads(out.read_text(encoding="utf-8")) if out.exists() else
-                            {"error": f"the run did not finish (worker exit {proc.returncode}):\n"
-                                      f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"})
-    return results
+    # caught = any case fails: the worker stops at the first failing chunk
+    return run_mutants(MUTANTS, tmp_path_factory.mktemp("independent-mutants"),
+                       first_failure=lambda m: True)
 
 
 def test_the_list_is_well_formed() -> None:

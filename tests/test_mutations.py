@@ -65,19 +65,20 @@ def _prepare(mutant: dict, base: Path) -> tuple[Path | None, str | None]:
     return copy, None
 
 
-@pytest.fixture(scope="module")
-def mutant_results(tmp_path_factory) -> dict[str, dict]:
-    base = tmp_path_factory.mktemp("mutants")
+def run_mutants(mutants: list[dict], base: Path, **per_mutant) -> dict[str, dict]:
+    """Make each mutant's copy of model/ under ``base`` and run the corpus against every copy in
+    one worker (tests/mutant_worker.py); ``per_mutant(mutant)`` gives the worker's options for it
+    (``only``, ``first_failure``). Returns id → the worker's answer, or ``{"error": why}``."""
     results: dict[str, dict] = {}
     todo = []
-    for mutant in MUTANTS:
+    for mutant in mutants:
         copy, problem = _prepare(mutant, base / "copies")
         if problem:
             results[mutant["id"]] = {"error": problem}
             continue
         todo.append({"id": mutant["id"], "copy": str(copy),
                      "reload": any(e["file"] in LOADER_FILES for e in mutant["edits"]),
-                     "only": list(mutant["clauses"])})     # the verdict reads only these cases
+                     **{k: f(mutant) for k, f in per_mutant.items()}})
     out_dir = base / "results"
     out_dir.mkdir()
     spec = base / "spec.json"
@@ -94,6 +95,12 @@ def mutant_results(tmp_path_factory) -> dict[str, dict]:
                             {"error": f"the run did not finish (worker exit {proc.returncode}):\n"
                                       f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"})
     return results
+
+
+@pytest.fixture(scope="module")
+def mutant_results(tmp_path_factory) -> dict[str, dict]:
+    # the verdict reads only the cases citing the mutant's clauses: only they run
+    return run_mutants(MUTANTS, tmp_path_factory.mktemp("mutants"), only=lambda m: list(m["clauses"]))
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m["id"] for m in MUTANTS])
