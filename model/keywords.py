@@ -120,8 +120,9 @@ def _grant_against_loss(g: Game, card: Card, keyword: str) -> bool | None:
     holds, True when a grant of it prevails by the priority order (102 / mk:5.10), None when the
     order leaves them tied (neither holds; the card keeps what it has)."""
     st = g.state
-    if not continuous.reaching(st, card.id, "grant", stats.frozen):
-        return False
+    if not any(a.get("keyword") == keyword for act in continuous.reaching(st, card.id, "grant", stats.frozen)
+               for a in act.entry["grant"]):
+        return False                    # no grant of this ability: nothing contradicts the loss
     return numbers.winner_of(st, card.id, f"ability:{keyword}", g.rules.priority_policy, stats.frozen)
 
 
