@@ -100,6 +100,7 @@ class Mutant:
     clauses: list[str]
     mapped_by: str            # "comment" | "docstring:<name>" | "module" | "none"
     annotation: bool = False  # inside an annotation (never evaluated)
+    raises: str | None = None  # on a path that only ends in `raise <this exception>`
     status: str | None = None
     killer: str | None = None
     detail: str = ""
@@ -144,6 +145,47 @@ def _comments(source: str) -> dict[int, str]:
                 out[tok.start[0]] = out.get(tok.start[0], "") + " " + tok.string
     except (tokenize.TokenError, SyntaxError):
         pass
+    return out
+
+
+def _raised_name(node: ast.Raise) -> str | None:
+    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    if isinstance(exc, ast.Name):
+        return exc.id
+    if isinstance(exc, ast.Attribute):
+        return exc.attr
+    return None
+
+
+def _raise_paths(tree: ast.AST) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """Source spans that run only on the way to a ``raise``: each ``raise E(...)``
+    statement, and each branch (body or else of an ``if``) whose statements are
+    assignments to plain local names followed by a final ``raise E(...)``.
+
+    Reaching such a span is decided by code outside it (the guard), and once
+    reached nothing in it can leave except by the raise or by another exception:
+    a mutant inside it changes only what is raised. Whether a raise of E can end
+    a passing case is the rule's claim (``where: input-error``), not this one's."""
+    out: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+
+    def span(first: ast.stmt, last: ast.stmt, name: str) -> None:
+        out.append(((first.lineno, first.col_offset),
+                    (last.end_lineno or last.lineno, last.end_col_offset or 0), name))
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Raise) and n.exc is not None:
+            name = _raised_name(n)
+            if name:
+                span(n, n, name)
+        if isinstance(n, ast.If):
+            for branch in (n.body, n.orelse):
+                if not branch or not isinstance(branch[-1], ast.Raise) or branch[-1].exc is None:
+                    continue
+                name = _raised_name(branch[-1])
+                if name and all(isinstance(st, ast.Assign)
+                                and all(isinstance(t, ast.Name) for t in st.targets)
+                                for st in branch[:-1]):
+                    span(branch[0], branch[-1], name)
     return out
 
 
@@ -195,6 +237,16 @@ class ClauseMap:
                 self.annotations.append(((x.lineno, x.col_offset),
                                          (x.end_lineno or x.lineno, x.end_col_offset or 0)))
         self.comments = {k: self._cited(v) for k, v in _comments(source).items()}
+        self.raise_paths = _raise_paths(tree)
+
+    def raising(self, line: int, col: int) -> str | None:
+        """The exception raised at the end of the only path (line, col) lies on, if any:
+        inside ``raise E(...)``, or inside a branch made of assignments to local names
+        and ending in ``raise E(...)`` (code that runs only on the way to raising E)."""
+        for a, b, name in self.raise_paths:
+            if a <= (line, col) < b:
+                return name
+        return None
 
     def in_annotation(self, line: int, col: int) -> bool:
         """True when (line, col) lies in an annotation that is never evaluated."""
@@ -276,7 +328,8 @@ def enumerate_mutants(package_dir: Path, operators: list[str],
                     out.append(Mutant(file=rel, module=modname, path=str(path), file_sha=sha,
                                       operator=name, occurrence=occurrence, line=line, col=col,
                                       function=function, clauses=clauses, mapped_by=how,
-                                      annotation=cmap.in_annotation(line, col)))
+                                      annotation=cmap.in_annotation(line, col),
+                                      raises=cmap.raising(line, col)))
                     occurrence += 1
     return out
 
@@ -335,6 +388,9 @@ class EquivalenceError(ValueError):
     pass
 
 
+RULE_KINDS = ("annotation", "input-error")
+
+
 def load_equivalents(path: Path | str | None) -> dict:
     """Read and validate the equivalence file.
 
@@ -355,10 +411,20 @@ def load_equivalents(path: Path | str | None) -> dict:
     if not isinstance(rules, list) or not isinstance(mutants, list):
         raise EquivalenceError(f"{path}: `rules` and `mutants` must be lists")
     for i, r in enumerate(rules):
-        if not isinstance(r, dict) or r.get("where") != "annotation":
-            raise EquivalenceError(f"{path}: rules[{i}]: only `where: annotation` is known")
+        if not isinstance(r, dict) or r.get("where") not in RULE_KINDS:
+            raise EquivalenceError(f"{path}: rules[{i}]: `where` must be one of "
+                                   f"{', '.join(RULE_KINDS)}")
         if not str(r.get("reason") or "").strip():
             raise EquivalenceError(f"{path}: rules[{i}]: a reason is required")
+        allowed = {"where", "reason"} | ({"errors"} if r["where"] == "input-error" else set())
+        if set(r) - allowed:
+            raise EquivalenceError(f"{path}: rules[{i}]: unknown keys {sorted(set(r) - allowed)}")
+        if r["where"] == "input-error":
+            errs = r.get("errors")
+            if (not isinstance(errs, list) or not errs
+                    or not all(isinstance(e, str) and e.isidentifier() for e in errs)):
+                raise EquivalenceError(f"{path}: rules[{i}]: `errors` (a list of exception "
+                                       f"class names) is required for `where: input-error`")
     seen = set()
     for i, m in enumerate(mutants):
         if not isinstance(m, dict):
@@ -384,10 +450,11 @@ def _norm(change: str) -> str:
 
 def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
     """(reason, index of the `mutants` entry) when the mutant is declared equivalent."""
-    if m.annotation:
-        for r in eq.get("rules") or []:
-            if r.get("where") == "annotation":
-                return str(r["reason"]).strip(), None
+    for r in eq.get("rules") or []:
+        if ((r.get("where") == "annotation" and m.annotation)
+                or (r.get("where") == "input-error" and m.raises
+                    and m.raises in (r.get("errors") or []))):
+            return str(r["reason"]).strip(), None
     if m.change:
         for i, e in enumerate(eq.get("mutants") or []):
             if (e["file"] == m.file and e["line"] == m.line and _norm(e["change"]) == _norm(m.change)
@@ -776,7 +843,8 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
         cache = {}
     todo: list[Mutant] = []
     for m in mutants:
-        if m.annotation and equivalence_of(m, eq)[0]:
+        if (m.annotation or m.raises) and equivalence_of(m, eq)[1] is None \
+                and equivalence_of(m, eq)[0]:
             m.status = EQUIVALENT
             m.equivalent_reason = equivalence_of(m, eq)[0]
             continue

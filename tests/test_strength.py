@@ -175,6 +175,48 @@ def test_enumerate_maps_each_mutant_to_its_clauses(tiny):
     assert len({m.key for m in ms}) == len(ms)
 
 
+RAISING = """\
+class Bad(ValueError):
+    pass
+
+def check(n, kind):
+    if n < 0:
+        what = "negative" if n < -10 else "small"
+        raise Bad(f"{what}: {n + 1}")
+    if kind == "x":
+        log = print("side effect")
+        raise Bad("x")
+    if n > 5:
+        raise OtherError("n" * 2)
+    return n + 1
+"""
+
+
+def test_raise_paths_are_only_the_code_that_ends_in_a_raise():
+    cmap = S.ClauseMap(RAISING)
+    assert cmap.raising(5, 7) is None                       # the guard: it runs on good input
+    assert cmap.raising(6, 30) == "Bad"                     # an assignment before the raise
+    assert cmap.raising(7, 25) == "Bad"                     # inside the raise
+    assert cmap.raising(9, 14) == "Bad"                     # whatever the assignment calls, the
+    assert cmap.raising(10, 8) == "Bad"                     # branch can only end in the raise
+    assert cmap.raising(12, 22) == "OtherError"
+    assert cmap.raising(13, 13) is None                     # the normal path
+    assert cmap.raising(8, 7) is None                       # the second guard
+
+
+def test_input_error_rule_matches_only_the_named_exceptions(tmp_path):
+    p = tmp_path / "eq.yaml"
+    p.write_text("rules: [{where: input-error, errors: [Bad], reason: only on bad input}]",
+                 encoding="utf-8")
+    eq = S.load_equivalents(p)
+    m = _m(S.SURVIVED, ["1.1"])
+    assert S.equivalence_of(m, eq) == (None, None)
+    m.raises = "Bad"
+    assert S.equivalence_of(m, eq) == ("only on bad input", None)
+    m.raises = "OtherError"
+    assert S.equivalence_of(m, eq) == (None, None)
+
+
 def test_describe_change():
     assert S.describe_change("a\nif x > y:\nb\n", "a\nif x >= y:\nb\n") == "if x > y: → if x >= y:"
 
@@ -214,7 +256,11 @@ def test_score_arithmetic():
 @pytest.mark.parametrize("text, problem", [
     ("[1, 2]", "mapping"),
     ("bogus: []", "unknown keys"),
-    ("rules: [{where: anywhere, reason: x}]", "annotation"),
+    ("rules: [{where: anywhere, reason: x}]", "annotation, input-error"),
+    ("rules: [{where: input-error, reason: x}]", "errors"),
+    ("rules: [{where: input-error, errors: [], reason: x}]", "errors"),
+    ("rules: [{where: input-error, errors: ['not a name'], reason: x}]", "errors"),
+    ("rules: [{where: annotation, errors: [E], reason: x}]", "unknown keys"),
     ("rules: [{where: annotation}]", "reason"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b'}]", "reason"),
     ("mutants: [{file: a.py, line: 0, change: 'a → b', reason: r}]", "line"),
