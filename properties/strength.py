@@ -429,15 +429,22 @@ def load_equivalents(path: Path | str | None) -> dict:
     for i, m in enumerate(mutants):
         if not isinstance(m, dict):
             raise EquivalenceError(f"{path}: mutants[{i}]: a mapping expected")
-        extra = set(m) - {"file", "line", "change", "reason", "operator"}
+        extra = set(m) - {"file", "line", "function", "change", "reason", "operator"}
         if extra:
             raise EquivalenceError(f"{path}: mutants[{i}]: unknown keys {sorted(extra)}")
         for k in ("file", "change", "reason"):
             if not isinstance(m.get(k), str) or not m[k].strip():
                 raise EquivalenceError(f"{path}: mutants[{i}]: `{k}` (text) is required")
-        if not isinstance(m.get("line"), int) or isinstance(m.get("line"), bool) or m["line"] < 1:
-            raise EquivalenceError(f"{path}: mutants[{i}]: `line` (a positive number) is required")
-        k = (m["file"], m["line"], _norm(m["change"]), m.get("operator"))
+        if "line" in m and (not isinstance(m["line"], int) or isinstance(m["line"], bool)
+                            or m["line"] < 1):
+            raise EquivalenceError(f"{path}: mutants[{i}]: `line` must be a positive number")
+        if "function" in m and (not isinstance(m["function"], str) or not m["function"].strip()):
+            raise EquivalenceError(f"{path}: mutants[{i}]: `function` must be a name")
+        if "line" not in m and "function" not in m:
+            raise EquivalenceError(f"{path}: mutants[{i}]: `line` (a positive number) or "
+                                   f"`function` (the enclosing function, as the report names it) "
+                                   f"is required")
+        k = (m["file"], m.get("line"), m.get("function"), _norm(m["change"]), m.get("operator"))
         if k in seen:
             raise EquivalenceError(f"{path}: mutants[{i}]: listed twice")
         seen.add(k)
@@ -457,7 +464,9 @@ def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
             return str(r["reason"]).strip(), None
     if m.change:
         for i, e in enumerate(eq.get("mutants") or []):
-            if (e["file"] == m.file and e["line"] == m.line and _norm(e["change"]) == _norm(m.change)
+            if (e["file"] == m.file and e.get("line", m.line) == m.line
+                    and e.get("function", m.function) == m.function
+                    and _norm(e["change"]) == _norm(m.change)
                     and e.get("operator") in (None, m.operator)):
                 return str(e["reason"]).strip(), i
     return None, None
@@ -881,14 +890,14 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     t_run = time.perf_counter() - t0
     # classify equivalents; check the declarations
     problems: list[str] = []
-    used: set[int] = set()
+    used: dict[int, int] = {}
     for m in mutants:
         if m.status == EQUIVALENT:
             continue
         reason, idx = equivalence_of(m, eq)
         if reason is None:
             continue
-        used.add(idx)
+        used[idx] = used.get(idx, 0) + 1
         if m.status in DETECTED:
             problems.append(f"{m.file}:{m.line}: declared equivalent ({m.change}) but the corpus "
                             f"kills it ({m.killer or m.detail}): remove it from the equivalence file")
@@ -896,9 +905,12 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             m.status, m.equivalent_reason = EQUIVALENT, reason
     scope = {m.file for m in mutants}
     for i, e in enumerate(eq.get("mutants") or []):
+        where = f"{e['file']}:{e['line'] if 'line' in e else e['function']}"
         if i not in used and e["file"] in scope and max_mutants is None:
-            problems.append(f"equivalence entry {e['file']}:{e['line']} ({e['change']}) matches "
-                            f"no mutant: stale")
+            problems.append(f"equivalence entry {where} ({e['change']}) matches no mutant: stale")
+        elif used.get(i, 0) > 1 and "line" not in e:
+            problems.append(f"equivalence entry {where} ({e['change']}) matches {used[i]} "
+                            f"mutants: give its `line`")
     if cache_dir is not None:
         keep = {m.key for m in mutants}
         pruned = {k: v for k, v in new_results.items() if k in keep or max_mutants is not None

@@ -263,6 +263,8 @@ def test_score_arithmetic():
     ("rules: [{where: annotation, errors: [E], reason: x}]", "unknown keys"),
     ("rules: [{where: annotation}]", "reason"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b'}]", "reason"),
+    ("mutants: [{file: a.py, change: 'a → b', reason: r}]", "or `function`"),
+    ("mutants: [{file: a.py, function: '', change: 'a → b', reason: r}]", "function"),
     ("mutants: [{file: a.py, line: 0, change: 'a → b', reason: r}]", "line"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: '  '}]", "reason"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r, why: r}]", "unknown keys"),
@@ -289,6 +291,12 @@ def test_equivalence_matching():
     m.change = "a → b"
     assert S.equivalence_of(m, eq) == ("r", 0)
     m.line = 2
+    assert S.equivalence_of(m, eq) == (None, None)
+    # by function: holds wherever the line moves, never in another function
+    eq = {"rules": [], "mutants": [{"file": "m.py", "function": "f", "change": "a → b", "reason": "r"}]}
+    m.line = 40
+    assert S.equivalence_of(m, eq) == ("r", 0)
+    m.function = "g"
     assert S.equivalence_of(m, eq) == (None, None)
 
 
@@ -390,3 +398,22 @@ def test_reachable_modules(tmp_path):
     assert S.reachable_modules(d) == {"__init__.py", "engine.py", "a.py", "b.py", "c.py"}
     (d / "engine.py").unlink()
     assert "lonely.py" in S.reachable_modules(d)
+
+
+def test_a_declaration_by_function_survives_a_moved_line(tiny):
+    """An entry naming the function instead of the line still holds after lines
+    are added above it; one naming a function the change is not in is stale."""
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    line: 7\n", "    function: cap\n"),
+                          encoding="utf-8")
+    core = tiny["dir"] / "core.py"
+    core.write_text(core.read_text(encoding="utf-8").replace(
+        "from __future__ import annotations\n", "from __future__ import annotations\n\n\nMOVED = 1\n"),
+        encoding="utf-8")
+    data = _run(tiny)
+    eq = _by(data, "cap", "Gt_GtE")
+    assert eq["status"] == S.EQUIVALENT and eq["line"] == 10 and data["problems"] == []
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    line: 7\n", "    function: double\n"),
+                          encoding="utf-8")
+    data = _run(tiny)
+    assert _by(data, "cap", "Gt_GtE")["status"] == S.SURVIVED
+    assert any("matches no mutant: stale" in p for p in data["problems"])
