@@ -180,7 +180,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         st.removed.append(card_id)
     else:
         ids = st.players[target].zones[final]
-        if dest == "deck_top" or (final == "deck" and dest not in ("deck_bottom", "deck_shuffle")):
+        if final == "deck" and dest not in ("deck_bottom", "deck_shuffle"):   # the top of a deck
             ids.insert(0, card_id)
         elif index is not None:
             ids.insert(max(0, min(index, len(ids))), card_id)
