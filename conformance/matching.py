@@ -15,6 +15,8 @@ error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
   between (an in-order subsequence match, each expected event a pattern); a
   missing event names the field in which the closest event of its kind
   differs;
+* ``no_events``: no observed event may match any of the patterns (what must
+  not happen, project addition change 13);
 * ``error``: ``true`` or ``{clause, step}``; ``step`` defaults to the last
   step; the expected clause matches the refusing clause (or, when the
   refusal names several in ``clauses``, any of them) or any ancestor of
@@ -228,6 +230,18 @@ def _match_events(expected: list, actual: Any) -> Difference | None:
     return None
 
 
+def _match_no_events(forbidden: list, actual: Any) -> Difference | None:
+    """``then.no_events``: no observed event may match any of the patterns."""
+    if not isinstance(actual, list):
+        return Difference("/no_events", forbidden, actual, "no event list")
+    for k, pat in enumerate(forbidden):
+        for j, ev in enumerate(actual):
+            if _match(pat, ev, "") is None:
+                return Difference(_join("/no_events", k), pat, ev,
+                                  f"event #{j} matches a pattern of no_events: it must not occur")
+    return None
+
+
 def _closest_event(expected: dict, candidates: list) -> str | None:
     """Where the candidate event that matches most of ``expected``'s fields
     differs from it: ``/to: expected 'void', got 'graveyard'``."""
@@ -308,6 +322,8 @@ def first_difference(then: dict, observed: dict, n_steps: int) -> Difference | N
             continue
         if key == "events":
             d = _match_events(list(exp or []), observed.get("events", MISSING))
+        elif key == "no_events":
+            d = _match_no_events(list(exp or []), observed.get("events", MISSING))
         elif key == "result":
             act = observed.get("result", MISSING)
             d = _match(exp, act, "/result")

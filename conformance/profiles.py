@@ -51,7 +51,7 @@ def observes(then: Any) -> list[str]:
             found.add("refusal")
             if isinstance(value, dict) and value.get("clause") is not None:
                 found.add("refusal_clause")
-        elif key == "events":
+        elif key in ("events", "no_events"):
             if value:
                 found.add("events")
         elif key == "pending":

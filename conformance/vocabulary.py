@@ -525,6 +525,7 @@ THEN_FIELDS: dict[str, str] = {
     "ruleset": "the ruleset the state was computed under",
     "error": "a step must be refused",
     "events": "events that must occur in this order",
+    "no_events": "event patterns none of which may occur (project addition, change 13)",
     "result": "`ongoing`, `{winner}` or `{draw: true}`",
 }
 
@@ -690,9 +691,10 @@ def check_case(case: Any, cptr: str) -> list[Problem]:
                             q = _ptr(tptr, "players", p, name)
                             out.append((q, f"unknown player field {name!r}"
                                         + suggest(name, PLAYER_FIELDS), q))
-        if isinstance(then.get("events"), list):
-            for j, ev in enumerate(then["events"]):
-                out.extend(check_event(ev, _ptr(tptr, "events", j)))
+        for key in ("events", "no_events"):
+            if isinstance(then.get(key), list):
+                for j, ev in enumerate(then[key]):
+                    out.extend(check_event(ev, _ptr(tptr, key, j)))
     return out
 
 
@@ -890,6 +892,10 @@ def generated_schema(current: dict | None = None) -> dict:
                            "propertyNames": {"enum": list(PLAYER_FIELDS)}}
     then = d["then"]
     then["properties"]["events"]["items"] = {"$ref": "#/$defs/event"}
+    then["properties"]["no_events"] = {
+        "type": "array", "minItems": 1, "items": {"$ref": "#/$defs/event"},
+        "description": "project addition (change 13): event patterns none of which may occur; "
+                       "an event matching any of them (the fields it names) fails the case"}
     then["properties"]["cards"]["additionalProperties"] = {"$ref": "#/$defs/card_pattern"}
     then["properties"]["players"]["properties"] = {p: {"$ref": "#/$defs/player_pattern"}
                                                    for p in ("A", "B")}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conformance import profiles
+
 from conformance.matching import (MISSING, NO_REFUSAL, Difference, clause_matches,
                                   first_difference, matches, observed_view)
 
@@ -181,6 +183,17 @@ def test_events_missing_or_wrong_fields():
     # each expected event consumes one observed event
     d = diff({"events": [{"event": "healed"}, {"event": "healed"}, {"event": "healed"}]})
     assert d.path == "/events/2"
+
+
+def test_no_events_forbids_every_matching_event():
+    assert diff({"no_events": [{"event": "died"}]}) is None                    # none occurred
+    assert diff({"no_events": [{"event": "healed", "target": "C"}]}) is None   # fields differ
+    d = diff({"no_events": [{"event": "died"}, {"event": "healed", "target": "B"}]})
+    assert d.path == "/no_events/1" and "must not occur" in d.message
+    assert d.actual["event"] == "healed" and d.actual["target"] == "B"
+    d = diff({"no_events": [{"event": "damaged"}]})                          # by kind alone
+    assert d.path == "/no_events/0"
+    assert profiles.observes({"no_events": [{"event": "died"}]}) == ["events"]
 
 
 # --------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def _shuffles(step) -> bool:
         return True
     if verb == "move" and args.get("to") == "deck_shuffle":
         return True
-    if verb == "search" and args.get("to", "hand") != "deck_top":
+    if verb == "search" and args.get("to", "hand") in ("hand", "reserve"):   # a mill does not (4.13.2)
         return True
     if verb == "play" and isinstance(args.get("pay"), dict) and args["pay"].get("recycle"):
         return True
