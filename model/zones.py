@@ -187,8 +187,6 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         else:
             ids.append(card_id)
         st.where[card_id] = (target, final)
-        if dest == "deck_shuffle" and final == "deck":
-            g.rng().shuffle(ids)
     if final in TABLE_ZONES and not was_on_table:
         card.timestamp = st.tick()
         card.wounds = 0
@@ -205,6 +203,8 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     g.emit("moved", card=card_id, **{"from": src_zone}, to=final,
            from_player=None if src_zone == "created" else src_player,
            to_player=None if final == "removed" else target, counts_as=counts_as, cause=cause.kind)
+    if dest == "deck_shuffle" and final == "deck":
+        shuffle_deck(g, target)                    # 4.15.0: shuffled into the deck, after it got there
     if removed_by:
         g.emit("removed_from_game", card=card_id, clause=removed_by)
     if components:
