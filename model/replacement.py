@@ -86,6 +86,18 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
     return out
 
 
+def _event_amount(event: str, args: dict[str, Any]) -> Any:
+    """`$amount` (mk:5.12.B, hkk-effects): the event's `amount`, else its `count` as the verb
+    reads it — 1 when absent (draw, mill, put_counter), a discard naming its cards: their number."""
+    if "amount" in args:
+        return args["amount"]
+    if event == "discard" and "count" not in args and isinstance(args.get("cards"), list):
+        return len(args["cards"])
+    if event in ("draw", "mill", "discard", "put_counter"):
+        return args.get("count", 1)
+    return args.get("count")
+
+
 def _fill(step: dict[str, Any], subject: str, amount: int | None) -> dict[str, Any]:
     def sub(v: Any) -> Any:
         if v == "$target":
@@ -141,7 +153,7 @@ def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
         chosen = cands[0]
     if not would_happen(g, attempt):                       # mk:5.12.D
         return False
-    amount = args.get("amount", args.get("count"))
+    amount = _event_amount(event, args)
     g.emit("replaced", verb=event, target=subject, card=chosen.card, effect=chosen.attrs.id,
            clause="mk:5.12.B")
     src_card = g.state.cards.peek(source) if source is not None and source in g.state.cards else None
