@@ -131,8 +131,12 @@ def _phase_over(g: Game, turn_end: bool) -> None:
     delayed.due(g, "end_of_phase")
     if turn_end:
         delayed.due(g, "end_of_turn")
-    for ident in continuous.expire(st, "turn_end" if turn_end else "phase_end"):
+    ended = continuous.expire(st, "turn_end" if turn_end else "phase_end")
+    for ident in ended:
         g.emit("effect_ended", effect=ident)
+    if ended:
+        for p in PLAYERS:             # 3.18: what is above a maximum that came back down is lost at once
+            resources.cap_player(g, p)
     if len(g.events) != mark:
         settle(g)                     # an effect ended or a resource came: Ép may have changed
 
