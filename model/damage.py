@@ -151,12 +151,6 @@ def _safe(card, hosts: frozenset[str]) -> bool:
         card.kind != "creature" or (not card.counters and (card.base_hp or 0) > 0))
 
 
-def _all_safe(st) -> bool:
-    """True when no permanent can be at 0 Ép or a broken building."""
-    hosts, peek = st.hosts(), st.cards.peek
-    return all(_safe(peek(cid), hosts) for cid in st.permanent_ids())
-
-
 def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:
     """State check after every step: creatures at 0 Ép or less die, broken buildings are destroyed.
 
@@ -168,8 +162,12 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     lets it die first. The end of a run lets it die too (model/engine.run_state).
     """
     st = g.state
-    if not st.turn_info.get("dying") and not st.effect_cards and not st.lasting and _all_safe(st):
-        return                                 # no permanent can be at 0 Ép / SP: nothing to check
+    unsafe: list[str] | None = None
+    if not st.effect_cards and not st.lasting:
+        hosts, peek = st.hosts(), st.cards.peek
+        unsafe = [cid for cid in st.permanent_ids() if not _safe(peek(cid), hosts)]
+        if not unsafe and not st.turn_info.get("dying"):
+            return                             # no permanent can be at 0 Ép / SP: nothing to check
     damaged = st.turn_info.get("damaged_by_damage", [])
     was_dying = list(st.turn_info.get("dying") or [])
     dying: list[str] = []
@@ -177,7 +175,9 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     changed = True
     while changed:
         changed = False
-        ids = list(st.permanent_ids())
+        # the first pass looks only at what can be at 0 Ép / SP (nothing else changed yet)
+        ids = unsafe if unsafe is not None else list(st.permanent_ids())
+        unsafe = None
         hosts = st.hosts()
         plain = not st.effect_cards and not st.lasting
         for cid in ids:

@@ -374,6 +374,8 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
         if cost_value(st.cards[t]) > x:
             g.refuse("134.14", f"{t} costs {cost_value(st.cards[t])}: seduction {x} steals a creature "
                                f"of summoning cost at most {x}")
+        if unaffected(g, card, "steal", {"card": t}):
+            return                             # 132.2, 132.5: targeted, but the source has no effect on it
         apply_effect(g, "steal", {"card": t, "to": player, "source": card.id}, player)
     else:
         apply_effect(g, "put_counter", {"card": card.id, "counter": "strength", "count": 1,
