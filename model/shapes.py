@@ -35,10 +35,6 @@ DELAYED_AT = ("end_of_turn", "next_preparation", "end_of_phase")
 _DELAYED_FIELDS = {"id", "at", "step", "by", "source", "created"}
 
 
-def is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 # ---------------------------------------------------------------------------
 # checking entries (input errors name the field)
 # ---------------------------------------------------------------------------

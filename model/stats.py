@@ -120,10 +120,3 @@ def has_ability(card: Card, keyword: str) -> bool:
 def flies(card: Card) -> bool:
     """131.5–131.6: flying is not an ability but a note on the card; freezing does not take it."""
     return any(a.get("keyword") == "flying" for a in card.abilities)
-
-
-def immune_to(card: Card, what: str | None) -> bool:
-    """132.9: immunity to an element (fire, ice, acid, lightning)."""
-    if not what:
-        return False
-    return any(a.get("to") == what for a in ability_entries(card, "immunity"))

@@ -438,8 +438,9 @@ def load_equivalents(path: Path | str | None) -> dict:
         if "line" in m and (not isinstance(m["line"], int) or isinstance(m["line"], bool)
                             or m["line"] < 1):
             raise EquivalenceError(f"{path}: mutants[{i}]: `line` must be a positive number")
-        if "function" in m and (not isinstance(m["function"], str) or not m["function"].strip()):
-            raise EquivalenceError(f"{path}: mutants[{i}]: `function` must be a name")
+        if "function" in m and not isinstance(m["function"], str):
+            raise EquivalenceError(f"{path}: mutants[{i}]: `function` must be a name "
+                                   f"(\"\" for the module level)")
         if "line" not in m and "function" not in m:
             raise EquivalenceError(f"{path}: mutants[{i}]: `line` (a positive number) or "
                                    f"`function` (the enclosing function, as the report names it) "

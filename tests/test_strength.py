@@ -264,7 +264,7 @@ def test_score_arithmetic():
     ("rules: [{where: annotation}]", "reason"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b'}]", "reason"),
     ("mutants: [{file: a.py, change: 'a → b', reason: r}]", "or `function`"),
-    ("mutants: [{file: a.py, function: '', change: 'a → b', reason: r}]", "function"),
+    ("mutants: [{file: a.py, function: 3, change: 'a → b', reason: r}]", "function"),
     ("mutants: [{file: a.py, line: 0, change: 'a → b', reason: r}]", "line"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: '  '}]", "reason"),
     ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r, why: r}]", "unknown keys"),
