@@ -108,6 +108,7 @@ class Mutant:
     cached: bool = False
     seconds: float = 0.0
     equivalent_reason: str | None = None
+    equivalent_by: str | None = None   # "rule" (a class of the equivalence file) or "declaration" (one by one)
 
     @property
     def id(self) -> str:
@@ -857,6 +858,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
                 and equivalence_of(m, eq)[0]:
             m.status = EQUIVALENT
             m.equivalent_reason = equivalence_of(m, eq)[0]
+            m.equivalent_by = "rule"
             continue
         hit = cached_result(cache.get(m.key), oracle)
         if hit is not None:
@@ -904,6 +906,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
                             f"kills it ({m.killer or m.detail}): remove it from the equivalence file")
         elif m.status == SURVIVED:
             m.status, m.equivalent_reason = EQUIVALENT, reason
+            m.equivalent_by = "rule" if idx is None else "declaration"
     scope = {m.file for m in mutants}
     for i, e in enumerate(eq.get("mutants") or []):
         where = f"{e['file']}:{e['line'] if 'line' in e else e['function']}"
@@ -943,6 +946,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
                    "cached": sum(1 for m in mutants if m.cached),
                    "mutant_timeout": limit},
         "overall": scores["overall"],
+        "equivalents": _equivalents(mutants, scores["overall"]),
         "reachable": scores["reachable"],
         "unreachable_files": unreachable,
         "titles": scores["titles"],
@@ -952,12 +956,24 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     }
 
 
+def _equivalents(mutants: list[Mutant], overall: dict) -> dict:
+    """How the equivalent mutants were decided: by a rule of the equivalence file (a class
+    checked by code: annotations, input-error paths) or one by one with a reason judged by
+    reading the code; and the score if every one-by-one declaration were wrong (a survivor)."""
+    by_rule = sum(1 for m in mutants if m.status == EQUIVALENT and m.equivalent_by == "rule")
+    one = sum(1 for m in mutants if m.status == EQUIVALENT and m.equivalent_by == "declaration")
+    detected = overall["killed"] + overall["timeout"]
+    return {"by_rule": by_rule, "one_by_one": one,
+            "score_if_declarations_survived": _pct(detected, overall["scored"] + one)}
+
+
 def _mutant_json(m: Mutant) -> dict:
     return {"id": m.id, "file": m.file, "line": m.line, "col": m.col, "function": m.function,
             "operator": m.operator, "occurrence": m.occurrence, "change": m.change,
             "clauses": m.clauses, "mapped_by": m.mapped_by, "status": m.status,
             "killer": m.killer, "detail": m.detail, "cached": m.cached,
-            "seconds": round(m.seconds, 4), "equivalent_reason": m.equivalent_reason}
+            "seconds": round(m.seconds, 4), "equivalent_reason": m.equivalent_reason,
+            "equivalent_by": m.equivalent_by}
 
 
 # --------------------------------------------------------------------------
@@ -987,6 +1003,13 @@ def markdown(data: dict) -> str:
             f"Goal: ≥ {data['goal']['overall']:g}% overall and no title below "
             f"{data['goal']['title']:g}%: {'met' if ok else 'not met'}"
             + (f" ({len(low_titles)} titles below)" if low_titles else "") + ".", ""]
+    eqs = data.get("equivalents")
+    if eqs:
+        out += [f"Of the equivalent mutants, {eqs['by_rule']} fall in a class of the equivalence file "
+                f"(checked by code) and {eqs['one_by_one']} are declared one by one, each with the "
+                f"reason it cannot be told apart by a well-formed case, judged by reading the code "
+                f"(a declaration the corpus kills is reported as a problem). Counted as survivors "
+                f"instead, the score would be {_fmt(eqs['score_if_declarations_survived'])}.", ""]
     if data.get("unreachable_files"):
         r = data["reachable"]
         out += [f"Not reachable from the corpus: {', '.join(data['unreachable_files'])} (the engine's "
@@ -1108,6 +1131,9 @@ def main(argv: list[str] | None = None) -> int:
           f"({o['timeout']} by timeout), {o['survived']} survive, {o['equivalent']} equivalent "
           f"({_fmt(r['score'])} over the files the engine imports); "
           f"{len(low)} titles below {GOAL_TITLE:g}%; {data['timing']['total']:.0f} s")
+    eqs = data["equivalents"]
+    print(f"  equivalent: {eqs['by_rule']} by a rule, {eqs['one_by_one']} declared one by one "
+          f"(counted as survivors: {_fmt(eqs['score_if_declarations_survived'])})")
     for r in low[:10]:
         print(f"  {r['id']}: {_fmt(r['score'])} ({r['survived']} survive)")
     for p in data["problems"]:

@@ -318,6 +318,10 @@ def test_run_statuses_and_report(tiny, tmp_path):
     o = data["overall"]
     assert (o["killed"], o["timeout"], o["survived"], o["equivalent"]) == (1, 1, 1, 2)
     assert o["score"] == pytest.approx(66.67)
+    # one equivalent by a rule (the annotation), one declared one by one; if the declaration
+    # were wrong the score would be 2 of 4
+    assert data["equivalents"] == {"by_rule": 1, "one_by_one": 1, "score_if_declarations_survived": 50.0}
+    assert ann["equivalent_by"] == "rule" and eq["equivalent_by"] == "declaration"
     assert data["problems"] == []
     assert data["timing"]["ran"] == 4
 
