@@ -90,7 +90,7 @@ IMMUNITY_TO: dict[str, str] = {
 TIMINGS = ("instant", "main", "preparation")
 
 KEYWORDS: dict[str, Keyword] = {
-    "life": Keyword(("x",), "134.4", "X life counters when played from the hand for its cost (a resurrection from the graveyard counts, 4.22.1)"),
+    "life": Keyword(("x",), "134.4", "X life counters when played from the hand for its cost (a resurrection from the graveyard counts, 4.22.1); `x` absent: 1"),
     "muscle": Keyword(("x",), "134.5", "`play.pay.muscle: [ids]`: at most X cards of the hand into the Void; that many muscle counters on the creature"),
     "blocking": Keyword(("x",), "134.6", "on a successful play from the hand the opponent's maximum VP −X (never below 0)"),
     "anti_blocking": Keyword(("x",), "134.9", "on a successful play from the hand the player's own maximum VP +X"),
@@ -101,9 +101,9 @@ KEYWORDS: dict[str, Keyword] = {
     "poison": Keyword(("x",), "135.1", "a strike of the creature on a creature puts X poison counters on it"),
     "penalty": Keyword(("hp", "vp"), "135.2", "when the card leaves play or its owner's control by a player's source, that player is damaged `hp` and loses `vp`"),
     "compensation": Keyword(("hp", "vp"), "135.4", "when the opponent's source does it, the card's controller heals `hp` and gains `vp`"),
-    "regeneration": Keyword(("x",), "136.6", "activated by the controller after the creature is damaged (`activate: {ability: regeneration, x: n}`): heals n Ép for X VP per Ép (136.6), at most 4 a turn (136.7); a life-saving action"),
+    "regeneration": Keyword(("x",), "136.6", "activated by the controller after the creature is damaged (`activate: {ability: regeneration, x: n}`): heals n Ép for X VP per Ép (136.6; `x` absent: 1), at most 4 a turn (136.7); a life-saving action"),
     "shadow": Keyword(("cost",), "136.9", "activated: pays `cost`; the creature goes back to its owner's hand (not leaving play for related effects)"),
-    "direct_damage": Keyword(("x", "element"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X) pays n VP and deals n to the creature or player the card fights"),
+    "direct_damage": Keyword(("x", "element"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X; `x` absent: X = 0) pays n VP and deals n to the creature or player the card fights"),
     "immunity": Keyword(("to",), "132.0", "immune to what `to` names (see the immunity table)"),
     "poison_immunity": Keyword((), "132.3", "the same as `{keyword: immunity, to: poison}`"),
     "undamageable": Keyword((), "132.12", "damage to it is always 0"),
