@@ -120,7 +120,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
             g.refuse("4.19.1", "the game is over")
         dying = g.state.turn_info.get("dying")
         if dying:
-            spare = life_saving_targets(g.state, verb, args) | _until_sub_phase_end(g, verb)
+            spare = life_saving_targets(g.state, verb, args) | _until_sub_phase_end(g, verb, args)
             if set(dying) - spare:
                 settle(g, spare=spare)   # the window closes for every creature this step does not try to save
         saving = life_saving_step(g.state, verb, args)
@@ -168,12 +168,15 @@ def fall_back(g: Game) -> None:
         open_muscle_decision(g)
 
 
-def _until_sub_phase_end(g: Game, verb: str) -> set[str]:
+def _until_sub_phase_end(g: Game, verb: str, args: dict[str, Any]) -> set[str]:
     """Ruleset reading `combat-deaths: end-of-sub-phase` (rb7:harci-fazis.V, VII; conflicts register
-    `combat-deaths`): the creatures brought to 0 Ép in combat stay until the sub-phase ends — an
-    `advance` ends it (model/combat_steps.py, model/turn.py send them to the graveyard)."""
+    `combat-deaths`): the creatures brought to 0 Ép in combat stay until the combat leaves V (direct
+    damage of IV) or VII (the strike's). An `advance` within the combat (`to: combat`) leaves
+    neither by itself: `combat_steps.run_to` lets IV's die at the end of V; an `advance` out of the
+    combat ends VII, and they die before it (model/turn.py sends them to the graveyard)."""
     st = g.state
-    if g.rules.reading("combat-deaths") != "end-of-sub-phase" or st.phase != "combat" or verb == "advance":
+    if g.rules.reading("combat-deaths") != "end-of-sub-phase" or st.phase != "combat" \
+            or (verb == "advance" and args.get("to") != "combat"):
         return set()
     return set(st.turn_info.get("struck_dying") or ()) & set(st.turn_info.get("dying") or ())
 

@@ -366,6 +366,9 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
             apply_effect: ApplyEffect) -> None:
     """134.14: steal a target creature of summoning cost ≤ X, or else a strength counter."""
     st = g.state
+    for t in targets:
+        if t not in PLAYERS and t in st.cards and not st.cards.peek(t).is_creature:
+            g.refuse("134.14", f"{t} is no creature: seduction steals a target creature")
     victims = [t for t in targets if t not in PLAYERS and t in st.cards and st.cards[t].is_creature]
     if victims:
         t = victims[0]
