@@ -379,9 +379,26 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     for c in cards.values():
         if c.attached_to and c.attached_to not in cards:
             raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
-    # the order the permanents lie in stands for the order they were played (102.3)
-    for c in state.permanents():
-        c.timestamp = state.tick()
+    # the order the permanents lie in stands for the order they were played (102.3), a card
+    # attached to another right after it (rb7:celpont: it was played onto a card in play)
+    perms = list(state.permanents())
+    on_table = {c.id for c in perms}
+    stamped: set[str] = set()
+    waiting: dict[str, list[Card]] = {}
+
+    def stamp(card: Card) -> None:
+        card.timestamp = state.tick()
+        stamped.add(card.id)
+        for after in waiting.pop(card.id, []):
+            stamp(after)
+    for c in perms:
+        if c.attached_to in on_table and c.attached_to not in stamped:
+            waiting.setdefault(c.attached_to, []).append(c)
+        else:
+            stamp(c)
+    for c in perms:                             # attached in a ring: in the listed order
+        if c.id not in stamped:
+            stamp(c)
     state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
     state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
     if state.lasting:
