@@ -115,12 +115,18 @@ class Effect:
     prohibiting: bool = False
     id: str | None = field(default=None, compare=False)
     label: str | None = field(default=None, compare=False)
+    _hash: int = field(default=0, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.ability is not None and self.ability not in ABILITY_KINDS:
             raise ValueError(
                 f"Effect.ability must be one of {ABILITY_KINDS} or None, not {self.ability!r}"
             )
+        object.__setattr__(self, "_hash", hash((self.strong, self.continuous, self.timestamp,
+                                                self.ability, self.prohibiting)))
+
+    def __hash__(self) -> int:      # computed once: effects are the memo keys of Policy.beats
+        return self._hash
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Effect":

@@ -37,11 +37,11 @@ def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
     if card.is_creature and state.controller(card.id) != state.active:
         dmg += rules.defence_bonus_damage
         hp += rules.defence_bonus_hp
-    if card.counters:
-        for name, (dd, dh) in COUNTER_BONUS.items():
-            n = card.counter(name) if counter_works(card, name) else 0   # 132.13 (hook: keywords)
-            dmg += dd * n
-            hp += dh * n
+    for name, n in card.counters.items():
+        bonus = COUNTER_BONUS.get(name)
+        if bonus and n and counter_works(card, name):                   # 132.13 (hook: keywords)
+            dmg += bonus[0] * n
+            hp += bonus[1] * n
     if card.counters and card.has_subtype(ADVENTURER) and counter_works(card, "level"):
         n = card.counter("level")  # 125.2
         dmg += n
