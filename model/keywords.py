@@ -369,7 +369,7 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
     for t in targets:
         if t not in PLAYERS and t in st.cards and not st.cards.peek(t).is_creature:
             g.refuse("134.14", f"{t} is no creature: seduction steals a target creature")
-    victims = [t for t in targets if t not in PLAYERS and t in st.cards and st.cards[t].is_creature]
+    victims = [t for t in targets if t not in PLAYERS]     # creatures only: checked just above
     if victims:
         t = victims[0]
         if not st.on_table(t) or st.controller(t) == player:
