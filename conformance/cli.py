@@ -378,6 +378,16 @@ def cmd_clauses(args) -> int:
     return EXIT_OK
 
 
+def _case_line(c, role: str | None = None):
+    """One case of `kodex clause`: its id, (how it cites the clause,) where it is, its title."""
+    t = Text("  ")
+    t.append(str(c.id), style="bold")
+    t.append(f"  ({role})  {c.file}:{c.line}" if role else f"  {c.file}:{c.line}", style="dim")
+    if c.title:
+        t.append(f"  {c.title}")
+    return t
+
+
 def cmd_clause(args) -> int:
     from conformance.catalog import load_catalog
 
@@ -424,12 +434,7 @@ def cmd_clause(args) -> int:
         console.print(Text(f"{len(citing)} case{'s' if len(citing) != 1 else ''} citing it:",
                            style="bold"))
         for c, role in citing:
-            t = Text("  ")
-            t.append(str(c.id), style="bold")
-            t.append(f"  ({role})  {c.file}:{c.line}", style="dim")
-            if c.title:
-                t.append(f"  {c.title}")
-            console.print(t, soft_wrap=True)
+            console.print(_case_line(c, role), soft_wrap=True)
     prefix = cl.id + "."
     cited = {id(c) for c, _ in citing}
     under = [c for c in cases if id(c) not in cited
@@ -438,12 +443,7 @@ def cmd_clause(args) -> int:
         console.print(Text(f"{len(under)} case{'s' if len(under) != 1 else ''} citing a clause under it:",
                            style="bold"))
         for c in under:
-            t = Text("  ")
-            t.append(str(c.id), style="bold")
-            t.append(f"  {c.file}:{c.line}", style="dim")
-            if c.title:
-                t.append(f"  {c.title}")
-            console.print(t, soft_wrap=True)
+            console.print(_case_line(c), soft_wrap=True)
     if errors:
         console.print(Text(f"({len(errors)} input errors in the corpus; see `kodex check`)",
                            style="red"))
