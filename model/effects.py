@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import continuous, counters, damage, delayed, numbers, replacement, resources, stats
+from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
@@ -463,7 +464,7 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
     targets = a.get("targets") or []
     from .keywords import check_targets, unaffected
     repeater = g.card(a["source"]) if isinstance(a.get("source"), str) else card   # 106.8
-    for step in steps:
+    for i, step in enumerate(steps):
         (verb, sargs), = step.items()
         sargs = dict(sargs or {})
         if any(v == "$target" for v in sargs.values()):
@@ -484,6 +485,11 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
                                       target=target, source=cid):
                 continue
         apply_effect(g, verb, sargs, by)
+        if wait_for_answer(g, repeater.id, by,          # 4.23.5: a decision opened
+                           lambda: [{v: {**{k: (targets[0] if x == "$target" and targets else x)
+                                            for k, x in (r or {}).items()}, "source": sargs["source"]}}
+                                    for st_ in steps[i + 1:] for v, r in st_.items()]):
+            break
     g.emit("repeated", card=cid, clause="106.1" if ability is None else "106.3")
 
 

@@ -32,8 +32,10 @@ from .priority import Effect, compile_policy
 from .state import Card, State
 
 PROCEDURES = ("kodex-102", "mk-5.11")
-# the built-in modifiers count as a weak, continuous, static modifier later than any effect
-BUILTIN = Effect(strong=False, continuous=True, timestamp=1 << 40, ability="static", id="builtin")
+# the built-in modifiers count as a weak, continuous, static modifier later than any effect: a
+# timestamp is at most 2^53 - 1 (a `created` of a case, hkk-protocol-additions: integer) plus one
+# tick per card and step of a case, far below 2^62
+BUILTIN = Effect(strong=False, continuous=True, timestamp=1 << 62, ability="static", id="builtin")
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ def conflicts(state: State, policy: str, frozen: Callable[[Card], bool]) -> list
         best = [a for a in acts if all(pol.beats(a.effect, b.effect) or _same_side(a, b)
                                        for b in acts if b is not a)]
         if best:
-            w = best[0]
+            w = min(best, key=lambda a: a.id)        # agreeing settings prevail together: the first id names them
             losers = sorted(b.id for b in acts if not _same_side(w, b))
             clause = pol.resolve(w.effect, next(b for b in acts if b.id == losers[0]).effect).clause
             out.append({"target": target, "subject": subject, "winner": w.id, "losers": losers,

@@ -41,6 +41,7 @@ import copy
 from typing import Any
 
 from . import keywords, resources, stats
+from .decisions import wait_for_answer
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
@@ -316,14 +317,10 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
             args.setdefault("source", card.id)
             if keywords.unaffected(g, card, verb, args):   # 132.0, 132.4–132.8 immune to this source (hook)
                 continue
-            before = g.state.pending
             apply_effect(g, verb, args, player)
-            if g.state.pending is not None and g.state.pending is not before and i + 1 < len(steps):
-                # a decision opened (e.g. 4.17.2): the card's remaining effects wait for the answer
-                rest = [{v: {k: _substitute(x, targets) for k, x in (a or {}).items()}}
-                        for st_ in steps[i + 1:] for v, a in st_.items()]
-                g.state.pending.setdefault("then", []).append(
-                    {"card": card.id, "player": player, "effects": rest})
+            if wait_for_answer(g, card.id, player,      # a decision opened (e.g. 4.17.2)
+                               lambda: [{v: {k: _substitute(x, targets) for k, x in (a or {}).items()}}
+                                        for st_ in steps[i + 1:] for v, a in st_.items()]):
                 break
     finally:
         keywords.end_source(g)              # a penalty comes after the whole effect (rb7:buntetes)

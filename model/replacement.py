@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .continuous import scope_members
+from .decisions import wait_for_answer
 from .keywords import unaffected
 from .game import Game
 from .priority import Effect, compile_policy
@@ -157,17 +158,26 @@ def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
     g.emit("replaced", verb=event, target=subject, card=chosen.card, effect=chosen.attrs.id,
            clause="mk:5.12.B")
     src_card = g.state.cards.peek(source) if source is not None and source in g.state.cards else None
-    for step in chosen.entry.get("instead") or []:
-        (verb, sargs), = _fill(step, subject, amount if isinstance(amount, int) else None).items()
-        sargs = dict(sargs or {})
+    steps = [_instead_step(step, subject, amount, source) for step in chosen.entry.get("instead") or []]
+    for i, (verb, sargs) in enumerate(steps):
         if src_card is not None and unaffected(g, src_card, verb, sargs):
             continue                                       # mk:5.12.D: immune to the original source
-        sargs[REPLACED_MARK] = True
-        if source is not None:
-            sargs.setdefault("source", source)             # mk:5.12.D: the original's limits stay
-        sargs.pop("as_cost", None)
         apply_step(g, verb, sargs, sargs.pop("by", by))
+        if wait_for_answer(g, src_card.id if src_card is not None else chosen.card, by,
+                           lambda: [{v: a} for v, a in steps[i + 1:]]):   # 4.23.5: a decision opened
+            break
     return True
+
+
+def _instead_step(step: dict[str, Any], subject: str, amount: Any, source: str | None) -> tuple[str, dict]:
+    """One `instead` step as it is carried out: filled, marked replaced, with the original's source."""
+    (verb, sargs), = _fill(step, subject, amount if isinstance(amount, int) else None).items()
+    sargs = dict(sargs or {})
+    sargs[REPLACED_MARK] = True
+    if source is not None:
+        sargs.setdefault("source", source)                 # mk:5.12.D: the original's limits stay
+    sargs.pop("as_cost", None)
+    return verb, sargs
 
 
 __all__ = ["Candidate", "PLAYER_EVENTS", "REPLACED_MARK", "candidates", "choose", "replace", "would_happen"]

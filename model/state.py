@@ -330,6 +330,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
         raise InputProblem(f"/turn/active: unknown player {active!r}")
     if phase not in PHASES:
         raise InputProblem(f"/turn/phase: unknown phase {phase!r}")
+    phase = PHASES[PHASES.index(phase)]          # the module's own string for it (like model/zones.py)
     defs = given.get("cards") or {}
     players: dict[str, Player] = {}
     listed: dict[str, tuple[str, str]] = {}
@@ -396,9 +397,9 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
             waiting.setdefault(c.attached_to, []).append(c)
         else:
             stamp(c)
-    for c in perms:                             # attached in a ring: in the listed order
-        if c.id not in stamped:
-            stamp(c)
+    ring = [c.id for c in perms if c.id not in stamped]
+    if ring:                                    # each waits for the other: no order of play gives this
+        raise InputProblem(f"/cards/{ring[0]}/attached_to: the attachments of {', '.join(ring)} form a ring")
     state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
     state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
     if state.lasting:

@@ -48,9 +48,13 @@ from .resources import gain_components
 from .state import PERMANENT_KINDS, TABLE_ZONES, Card, other
 from .stats import counter_works, flies
 
-DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard", "void",
-                "reserve", "guard_post", "table")
-_ZONE_OF_DEST = {"deck_top": "deck", "deck_bottom": "deck", "deck_shuffle": "deck"}
+# each destination and the zone it lands in. The zone is always this table's string, never the
+# caller's: a zone name read from a case is replaced here by the module's own, as an enum member
+# would be, so the location index and every event hold one canonical object per zone.
+_ZONE_OF_DEST = {"hand": "hand", "deck_top": "deck", "deck_bottom": "deck", "deck_shuffle": "deck",
+                 "graveyard": "graveyard", "void": "void", "reserve": "reserve",
+                 "guard_post": "guard_post", "table": "table"}
+DESTINATIONS = tuple(_ZONE_OF_DEST)
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         g.refuse("4.5.2", f"{card_id} is in no zone")
     src_player, src_zone = loc
     check_leaves(g, card_id)
-    zone = _ZONE_OF_DEST.get(dest, dest)
+    zone = _ZONE_OF_DEST[dest]
     was_on_table = src_zone in TABLE_ZONES
 
     if zone in TABLE_ZONES:
