@@ -300,3 +300,16 @@ def test_a_refused_step_leaves_the_given_state_untouched():
     out = apply(st, {"play": {"player": "A", "card": "s", "targets": ["c"]}}, rules)
     assert out.refusal is None and out.state.cards["c"].wounds == 2
     assert st.cards["c"].wounds == 1 and st.locate("s") == ("A", "hand")
+
+
+def test_attachments_in_a_ring_are_an_input_error():
+    # contract change 21: each card waits for the other to be played first — no order of play
+    given = {"players": {"A": {"reserve": ["c1"], "table": ["e1", "e2"]}},
+             "cards": {"c1": {"kind": "creature", "damage": 1, "hp": 1},
+                       "e1": {"kind": "enchantment", "attached_to": "e2"},
+                       "e2": {"kind": "enchantment", "attached_to": "e1"}}}
+    with pytest.raises(InputProblem, match=r"/cards/e1/attached_to: .*e1, e2 form a ring"):
+        from_given(given, load_ruleset("kodex"))
+    given["cards"]["e2"].pop("attached_to")          # a chain, not a ring: e2 first, then e1
+    state = from_given(given, load_ruleset("kodex"))
+    assert state.cards["e2"].timestamp < state.cards["e1"].timestamp
