@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.loader import FORMAT, Case, InputError, LoadResult, load_files
+from conformance.loader import FORMAT, Case, InputError, load_files
 
 _RESULT_KEY = pytest.StashKey[dict]()
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -140,13 +140,14 @@ def pytest_collect_file(file_path: Path, parent):
         return None
     if not _under(file_path, _corpus_dirs(parent.config)):
         return None
-    if not looks_like_case_file(file_path):
+    if not _looks_like_case_file(parent.config, file_path):
         return None
     return CaseFile.from_parent(parent, path=file_path)
 
 
-def _load(config, path: Path) -> LoadResult:
-    """The load result covering ``path``: the whole corpus, loaded once."""
+def _load(config, path: Path) -> tuple[list, list]:
+    """The input errors and the cases of the file ``path``, from the whole corpus loaded once
+    (grouped by file once, so collecting a file does not look at every other file's cases)."""
     cache = config.stash.setdefault(_RESULT_KEY, {})
     key = path.resolve()
     if key not in cache:
@@ -154,13 +155,35 @@ def _load(config, path: Path) -> LoadResult:
         for d in _corpus_dirs(config):
             if d.is_dir():
                 files += [p for p in sorted({q for pat in ("*.yaml", "*.yml") for q in d.rglob(pat)})
-                          if p.is_file() and looks_like_case_file(p)]
+                          if p.is_file() and _looks_like_case_file(config, p)]
         if key not in {p.resolve() for p in files}:
             files = [path]
         res = load_files([_display(p) for p in files])
+        resolved: dict[str, Path] = {}
+
+        def file_of(name: str) -> Path:
+            if name not in resolved:
+                resolved[name] = Path(name).resolve()
+            return resolved[name]
         for p in files:
-            cache[p.resolve()] = res
+            cache[p.resolve()] = ([], [])
+        for err in res.errors:
+            cache.setdefault(file_of(err.file), ([], []))[0].append(err)
+        for case in res.cases:
+            cache.setdefault(file_of(case.file), ([], []))[1].append(case)
     return cache[key]
+
+
+_LOOKS_KEY = pytest.StashKey[dict]()
+
+
+def _looks_like_case_file(config, path: Path) -> bool:
+    """`looks_like_case_file`, asked once per file in a session (collection asks it again)."""
+    seen = config.stash.setdefault(_LOOKS_KEY, {})
+    key = path.resolve()
+    if key not in seen:
+        seen[key] = looks_like_case_file(path)
+    return seen[key]
 
 
 def _display(path: Path) -> Path:
@@ -175,27 +198,23 @@ def _display(path: Path) -> Path:
 class CaseFile(pytest.File):
     def collect(self):
         try:
-            res = _load(self.config, self.path)
+            errors, cases = _load(self.config, self.path)
         except Exception as exc:  # noqa: BLE001 - shown as a failing item
             yield LoadFailureItem.from_parent(
                 self, name="load-failure",
                 message=f"loading the corpus failed: {type(exc).__name__}: {exc}\n"
                         + traceback.format_exc())
             return
-        me = self.path.resolve()
         names: set[str] = set()
-        for err in res.errors:
-            if Path(err.file).resolve() != me:
-                continue
+        for err in errors:
             name = f"input-error:{err.line}:{err.pointer or '/'}"
             n, base = 2, name
             while name in names:
                 name, n = f"{base}#{n}", n + 1
             names.add(name)
             yield InputErrorItem.from_parent(self, name=name, error=err)
-        for case in res.cases:
-            if Path(case.file).resolve() == me:
-                yield CaseItem.from_parent(self, name=case.id, case=case)
+        for case in cases:
+            yield CaseItem.from_parent(self, name=case.id, case=case)
 
 
 # --------------------------------------------------------------------------

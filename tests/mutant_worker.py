@@ -16,10 +16,11 @@ model, as a separate ``kodex run`` would.
 
 Usage: ``python tests/mutant_worker.py SPEC.json OUT_DIR JOBS``; SPEC is
 ``{"root": ..., "corpus": ..., "timeout": s, "mutants": [{"id", "copy",
-"reload", "only", "first_failure"}]}`` (``only``: clause ids — run just the cases
-citing them, all the verdict of tests/test_mutations.py reads; ``first_failure``:
-stop at the first chunk with a failing case, all tests/test_independent_mutants.py
-needs); each mutant's answer is ``OUT_DIR/<id>.json``:
+"reload", "only", "prefer", "first_failure"}]}`` (``only``: clause ids — run just the
+cases citing them, all the verdict of tests/test_mutations.py reads; ``prefer``: clause
+ids — run the cases citing them first, all others after; ``first_failure``: stop at the
+first chunk with a failing case, all tests/test_independent_mutants.py needs); each
+mutant's answer is ``OUT_DIR/<id>.json``:
 ``{"broken": [case ids], "totals": {...}, "model": path}`` or ``{"error": text}``.
 Exit status 0 when every child was run (the answers say the rest).
 """
@@ -52,13 +53,15 @@ def _child(mutant: dict, cases: list, corpus: str, out: Path) -> None:
         from conformance.cli import load_cases
         cases, _errors = load_cases([corpus])
     from conformance.runner import run_cases
+    def cites(c, clauses: list[str]) -> bool:
+        ids = [c.clause, *(c.also or [])]
+        return any(i == p or (isinstance(i, str) and i.startswith(p + ".")) for i in ids for p in clauses)
     only = mutant.get("only")
-    if only:
-        # the cases the verdict reads: those citing the mutant's clauses (or a clause under one)
-        def cites(c) -> bool:
-            ids = [c.clause, *(c.also or [])]
-            return any(i == p or (isinstance(i, str) and i.startswith(p + ".")) for i in ids for p in only)
-        cases = [c for c in cases if cites(c)]
+    if only:                                   # the cases the verdict reads: those citing the clauses
+        cases = [c for c in cases if cites(c, only)]
+    prefer = mutant.get("prefer")
+    if prefer:                                 # the likely killers first; the verdict is the same
+        cases = sorted(cases, key=lambda c: not cites(c, prefer))
     broken: list[str] = []
     totals: dict[str, int] = {}
     step = 128 if mutant.get("first_failure") else max(1, len(cases))
