@@ -131,15 +131,36 @@ def multisets(n: int, size: int = MAX_EFFECTS) -> Iterator[tuple[int, ...]]:
     return itertools.combinations_with_replacement(range(n + 1), size)
 
 
+def _or(conds: Sequence[z3.BoolRef]) -> z3.BoolRef:
+    """z3.Or of Boolean terms, made by the C API directly: the table below has tens of
+    thousands of them, and z3.Or's per-argument coercion was most of the prover's time."""
+    if len(conds) == 1:
+        return conds[0]
+    ctx = conds[0].ctx
+    args = (z3.Ast * len(conds))(*[c.as_ast() for c in conds])
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(conds), args), ctx)
+
+
+def _ite(c: z3.BoolRef, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
+    """z3.If(c, a, b) for an Int ``a`` and ``b``, by the C API (as `_or`)."""
+    return z3.ArithRef(z3.Z3_mk_ite(c.ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast()), c.ctx)
+
+
 def lookup(table: Mapping[tuple[int, ...], int], E: Sequence[Sequence[z3.BoolRef]]) -> z3.ArithRef:
     """An Int term equal to ``table[i, j, ...]`` when slot 0, 1, ... hold kinds i <= j <= ...
     (``E[s][i]``: slot s holds kind i). Only meaningful on sorted slots."""
     default = Counter(table.values()).most_common(1)[0][0]
     n, depth = len(E[0]), len(E)
+    consts: dict[int, z3.ArithRef] = {}
+
+    def val(v: int) -> z3.ArithRef:
+        if v not in consts:
+            consts[v] = z3.IntVal(v)
+        return consts[v]
 
     def rec(prefix: tuple[int, ...], start: int) -> z3.ArithRef:
         s = len(prefix)
-        out: z3.ArithRef = z3.IntVal(default)
+        out: z3.ArithRef = val(default)
         if s == depth - 1:
             by: dict[int, list[z3.BoolRef]] = {}
             for k in range(start, n):
@@ -147,10 +168,10 @@ def lookup(table: Mapping[tuple[int, ...], int], E: Sequence[Sequence[z3.BoolRef
                 if v != default:
                     by.setdefault(v, []).append(E[s][k])
             for v, conds in sorted(by.items()):
-                out = z3.If(z3.Or(conds), z3.IntVal(v), out)
+                out = _ite(_or(conds), val(v), out)
             return out
         for j in range(n - 1, start - 1, -1):
-            out = z3.If(E[s][j], rec(prefix + (j,), j), out)
+            out = _ite(E[s][j], rec(prefix + (j,), j), out)
         return out
 
     return rec((), 0)
