@@ -163,8 +163,11 @@ def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
         if src_card is not None and unaffected(g, src_card, verb, sargs):
             continue                                       # mk:5.12.D: immune to the original source
         apply_step(g, verb, sargs, sargs.pop("by", by))
-        if wait_for_answer(g, src_card.id if src_card is not None else chosen.card, by,
-                           lambda: [{v: a} for v, a in steps[i + 1:]]):   # 4.23.5: a decision opened
+        if g.state.pending is not None:                    # 4.23.5: a decision opened
+            card = src_card.id if src_card is not None else chosen.card
+            for later, largs in steps[i + 1:]:             # each waits as its own step, with its `by`
+                largs = dict(largs)
+                wait_for_answer(g, card, largs.pop("by", by), lambda s={later: largs}: [s])
             break
     return True
 
