@@ -464,6 +464,9 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
     targets = a.get("targets") or []
     from .keywords import check_targets, unaffected
     repeater = g.card(a["source"]) if isinstance(a.get("source"), str) else card   # 106.8
+
+    def with_target(args: dict[str, Any]) -> dict[str, Any]:   # 106.2: the decision made again
+        return {k: (targets[0] if v == "$target" and targets else v) for k, v in args.items()}
     for i, step in enumerate(steps):
         (verb, sargs), = step.items()
         sargs = dict(sargs or {})
@@ -471,7 +474,7 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
             if not targets:                              # 106.2: the decision must be made again
                 g.emit("effect_prevented", verb=verb, clause="106.2", source=cid)
                 continue
-            sargs = {k: (targets[0] if v == "$target" else v) for k, v in sargs.items()}
+            sargs = with_target(sargs)
         sargs["source"] = a["source"] if isinstance(a.get("source"), str) else cid   # 106.8
         target = sargs.get("target") or sargs.get("card")
         if isinstance(target, str) and target in g.state.cards:
@@ -486,8 +489,7 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
                 continue
         apply_effect(g, verb, sargs, by)
         if wait_for_answer(g, repeater.id, by,          # 4.23.5: a decision opened
-                           lambda: [{v: {**{k: (targets[0] if x == "$target" and targets else x)
-                                            for k, x in (r or {}).items()}, "source": sargs["source"]}}
+                           lambda: [{v: {**with_target(r or {}), "source": sargs["source"]}}
                                     for st_ in steps[i + 1:] for v, r in st_.items()]):
             break
     g.emit("repeated", card=cid, clause="106.1" if ability is None else "106.3")
