@@ -28,7 +28,7 @@ run: $(STAMP)
 
 # the test suite: unit tests, the corpus collected by pytest, the properties and proofs
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto -p no:cacheprovider
 
 check: $(STAMP)
 	$(BIN)/kodex check

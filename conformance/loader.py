@@ -36,7 +36,7 @@ docs/engine-semantics.md (extra verbs and state fields, via
   fingerprint of everything that decides the checks (the kit's version, the
   JSON Schema, the sources of this loader, of ``conformance/verbs.py``,
   ``conformance/vocabulary.py`` and of the ``model/state.py`` it reads, the
-  PyYAML and jsonschema versions). The checks across files (duplicate ids, the
+  PyYAML, jsonschema and jsonschema-rs versions). The checks across files (duplicate ids, the
   Kódex catalog) always run, so the errors are the same with or without the
   cache. The directory is ``$KODEX_CACHE_DIR``, else
   ``$XDG_CACHE_HOME/hkk-kodex``, else ``~/.cache/hkk-kodex``;
@@ -547,11 +547,38 @@ def _validator():
     return Draft202012Validator(load_schema())
 
 
+@lru_cache(maxsize=1)
+def _fast_validator():
+    """The same schema compiled by jsonschema-rs, or None where it is not installed or
+    refuses the schema. It only ever says "valid": a document it does not accept goes to
+    :func:`_validator`, whose verdict and messages are the ones reported
+    (tests/test_schema_fast_path.py checks that the two agree)."""
+    try:
+        import jsonschema_rs
+        return jsonschema_rs.validator_for(load_schema())
+    except Exception:   # noqa: BLE001 - no fast path: jsonschema alone decides
+        return None
+
+
+def _fast_valid(data: Any) -> bool:
+    fast = _fast_validator()
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid(data))
+    except Exception:   # noqa: BLE001 - data it cannot take (a huge int): jsonschema decides
+        return False
+
+
 def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:
-    """(pointer, message) for every schema violation, the most relevant per error."""
+    """(pointer, message) for every schema violation, the most relevant per error. A
+    document jsonschema-rs accepts has none (:func:`_fast_validator`); any other goes through
+    jsonschema, which decides and words what is wrong."""
     from jsonschema.exceptions import best_match
 
     out: list[tuple[str, str]] = []
+    if _fast_valid(data):
+        return out
     for err in _validator().iter_errors(data):
         err = best_match([err]) or err
         ptr = pointer(*err.absolute_path)
@@ -964,7 +991,7 @@ def _fingerprint() -> str:
     """What decides a file's checks besides its bytes (module docstring)."""
     h = hashlib.sha256(CACHE_FORMAT.encode())
     h.update(f"{_version_of('hkk-kodex')} {yaml.__version__} {_version_of('jsonschema')} "
-             f"{sys.version_info[:2]} {Loader.__name__}".encode())
+             f"{_version_of('jsonschema-rs')} {sys.version_info[:2]} {Loader.__name__}".encode())
     import conformance.vocabulary  # noqa: F401 - imports model.state
     for mod in ("conformance.loader", "conformance.verbs", "conformance.vocabulary",
                 "model.state"):

@@ -47,7 +47,7 @@ import z3
 from model import numbers
 from model.numbers import BUILTIN, Term
 from model.priority import Effect, Policy, compile_policy
-from properties.z3_priority import Check, _const, beats
+from properties.z3_priority import Check, _const, _ite, _or, beats
 
 __all__ = [
     "ABSENT",
@@ -129,21 +129,6 @@ def multisets(n: int, size: int = MAX_EFFECTS) -> Iterator[tuple[int, ...]]:
     """Every multiset of at most ``size`` of ``n`` kinds, as a sorted ``size``-tuple of indices in
     ``0..n`` (``n`` = an empty slot, sorting last)."""
     return itertools.combinations_with_replacement(range(n + 1), size)
-
-
-def _or(conds: Sequence[z3.BoolRef]) -> z3.BoolRef:
-    """z3.Or of Boolean terms, made by the C API directly: the table below has tens of
-    thousands of them, and z3.Or's per-argument coercion was most of the prover's time."""
-    if len(conds) == 1:
-        return conds[0]
-    ctx = conds[0].ctx
-    args = (z3.Ast * len(conds))(*[c.as_ast() for c in conds])
-    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(conds), args), ctx)
-
-
-def _ite(c: z3.BoolRef, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
-    """z3.If(c, a, b) for an Int ``a`` and ``b``, by the C API (as `_or`)."""
-    return z3.ArithRef(z3.Z3_mk_ite(c.ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast()), c.ctx)
 
 
 def lookup(table: Mapping[tuple[int, ...], int], E: Sequence[Sequence[z3.BoolRef]]) -> z3.ArithRef:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import z3
 
@@ -515,6 +515,28 @@ def enumerate_gaps(policy: Policy, allowlist: set[str] | frozenset[str]) -> tupl
 # --------------------------------------------------------------------------- equivalence
 
 
+def _or(conds: Sequence[z3.BoolRef]) -> z3.BoolRef:
+    """z3.Or of Boolean terms, made by the C API directly: the prover's lookup tables
+    (`_lookup` here, `properties.z3_numbers.lookup`) have tens of thousands of them, and
+    z3.Or's per-argument coercion was most of the prover's time."""
+    if len(conds) == 1:
+        return conds[0]
+    ctx = conds[0].ctx
+    args = (z3.Ast * len(conds))(*[c.as_ast() for c in conds])
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(conds), args), ctx)
+
+
+def _ite(c: z3.BoolRef, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
+    """z3.If(c, a, b) for an Int ``a`` and ``b``, by the C API (as `_or`)."""
+    return z3.ArithRef(z3.Z3_mk_ite(c.ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast()), c.ctx)
+
+
+def _and(a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+    """z3.And(a, b), by the C API (as `_or`)."""
+    args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+    return z3.BoolRef(z3.Z3_mk_and(a.ctx.ref(), 2, args), a.ctx)
+
+
 def _lookup(table: Mapping[tuple[int, int], int], dom: list[Effect], ea: list[z3.BoolRef],
             eb: list[z3.BoolRef], default: int = 0) -> z3.ArithRef:
     """An Int term equal to ``table[i, j]`` when a is dom[i] and b is dom[j]."""
@@ -527,11 +549,11 @@ def _lookup(table: Mapping[tuple[int, int], int], dom: list[Effect], ea: list[z3
                 by_val.setdefault(v, []).append(eb[j])
         row: z3.ArithRef = z3.IntVal(default)
         for v, conds in sorted(by_val.items()):
-            row = z3.If(z3.Or(conds), z3.IntVal(v), row)
+            row = _ite(_or(conds), z3.IntVal(v), row)
         rows.append(row)
     expr: z3.ArithRef = z3.IntVal(default)
     for i in range(len(dom) - 1, -1, -1):
-        expr = z3.If(ea[i], rows[i], expr)
+        expr = _ite(ea[i], rows[i], expr)
     return expr
 
 
@@ -541,8 +563,8 @@ def _beats_lookup(table: Mapping[tuple[int, int], int], dom: list[Effect],
     for i in range(len(dom)):
         ys = [eb[j] for j in range(len(dom)) if table[i, j] > 0]
         if ys:
-            terms.append(z3.And(ea[i], z3.Or(ys)))
-    return z3.Or(terms) if terms else z3.BoolVal(False)
+            terms.append(_and(ea[i], _or(ys)))
+    return _or(terms) if terms else z3.BoolVal(False)
 
 
 def check_equivalence(policy: Policy) -> tuple[dict[str, Any], list[Check]]:

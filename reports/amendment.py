@@ -84,6 +84,7 @@ import difflib
 import hashlib
 import json
 import re
+from functools import lru_cache
 import shutil
 from collections import Counter
 import sys
@@ -247,23 +248,32 @@ def code_references(model_dir: str | Path | None = None) -> dict[str, list[dict]
     except ImportError:  # pragma: no cover - traceability is part of the kit
         pass
     for path in sorted(d.glob("*.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        except SyntaxError:  # pragma: no cover - the engine parses
-            continue
-        docs = {id(n.body[0].value) for n in [tree, *ast.walk(tree)]
-                if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                and n.body and isinstance(n.body[0], ast.Expr)
-                and isinstance(getattr(n.body[0], "value", None), ast.Constant)}
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and id(node) not in docs and _looks_like_id(node.value)):
-                add(node.value, f"{d.name}/{path.name}", node.lineno, "literal")
+        for value, line in _literal_ids(path.read_text(encoding="utf-8")):
+            add(value, f"{d.name}/{path.name}", line, "literal")
     for path in sorted(d.rglob("*.yaml")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for m in _DATA_CLAUSE_RE.finditer(line):
                 add(m.group(1).rstrip("."), f"{d.name}/{path.relative_to(d).as_posix()}", n, "data")
     return out
+
+
+@lru_cache(maxsize=256)
+def _literal_ids(source: str) -> tuple[tuple[str, int], ...]:
+    """(id, line) of every string constant of ``source`` that is a clause id and not a
+    docstring. Remembered by the source text: an amendment run and the next one read the same
+    engine."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # pragma: no cover - the engine parses
+        return ()
+    nodes = list(ast.walk(tree))
+    docs = {id(n.body[0].value) for n in nodes
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(getattr(n.body[0], "value", None), ast.Constant)}
+    return tuple((n.value, n.lineno) for n in nodes
+                 if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and id(n) not in docs and _looks_like_id(n.value))
 
 
 _ID_RE = re.compile(r"^(?:rb7:[a-z0-9-]+(?:\.[IVX]+)?|mk:\d+\.\d+(?:\.[A-Z](?:\.\d+)?)?|\d{1,3}(?:\.\d+){0,4})$")

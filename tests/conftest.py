@@ -5,6 +5,12 @@
   one their controller made (entries are written atomically), so the corpus is loaded cold
   once per session, not once per worker. Tests that test the cache itself set their own
   ``KODEX_CACHE_DIR`` under tmp_path.
+* Hypothesis keeps what it stores (its example database, the constants it collects) under the
+  same directory (``HYPOTHESIS_STORAGE_DIRECTORY``), not in ``.hypothesis/`` of the clone.
+* The Python programs the tests start (``kodex run``, ``kodex serve``, the mutant workers, the
+  hostile implementations) keep their bytecode under it too (``PYTHONPYCACHEPREFIX``, bytecode
+  writing on for them only): each compiles the kit's modules once per session instead of once
+  per program. The test processes themselves are left as they started.
 """
 from __future__ import annotations
 
@@ -16,18 +22,24 @@ _CACHE: str | None = None
 _OWNER = "KODEX_TEST_SESSION_CACHE"      # set by the process that made the session's cache
 
 
+def _use(session_dir: str) -> None:
+    os.environ["KODEX_CACHE_DIR"] = os.path.join(session_dir, "corpus")
+    os.environ.pop("KODEX_NO_CACHE", None)
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(session_dir, "hypothesis")
+    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(session_dir, "pycache")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def pytest_configure(config) -> None:
     global _CACHE
     shared = os.environ.get(_OWNER)
     if shared and os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(shared):
-        os.environ["KODEX_CACHE_DIR"] = shared
-        os.environ.pop("KODEX_NO_CACHE", None)
+        _use(shared)
         return
     if _CACHE is None:
         _CACHE = tempfile.mkdtemp(prefix="kodex-test-cache-")
-        os.environ["KODEX_CACHE_DIR"] = _CACHE
         os.environ[_OWNER] = _CACHE
-        os.environ.pop("KODEX_NO_CACHE", None)
+        _use(_CACHE)
 
 
 def pytest_unconfigure(config) -> None:

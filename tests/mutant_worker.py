@@ -10,6 +10,12 @@ that it got the copy), runs every case with ``conformance.runner.run_cases``
 (the same per-case deadline as ``kodex run``) and writes the ids of the cases
 that failed or errored. At most ``JOBS`` children run at a time.
 
+A child does not compile the files its mutant left alone: the worker compiles ``model/``
+once and the child writes each unchanged file's bytecode next to its copy
+(``_seed_bytecode``, the standard timestamp-checked ``.pyc`` format, so the import system
+takes it as if it had compiled the copy itself). Compiling ``model/`` in every child was most
+of the time of a mutant.
+
 A mutant that edits a file the case loader itself depends on (``model/state.py``:
 the closed vocabularies) reloads the corpus in its child, with the mutated
 model, as a separate ``kodex run`` would.
@@ -26,7 +32,9 @@ Exit status 0 when every child was run (the answers say the rest).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
+import marshal
 import os
 import signal
 import sys
@@ -43,8 +51,41 @@ def _forget_model(also_conformance: bool = False) -> None:
             del sys.modules[name]
 
 
-def _child(mutant: dict, cases: list, corpus: str, out: Path) -> None:
+def _compile_model(model_dir: Path) -> dict[str, tuple[bytes, object]]:
+    """file name → (source bytes, code object) of every module of ``model_dir``, compiled as
+    the import system compiles a source file."""
+    out = {}
+    for path in sorted(model_dir.glob("*.py")):
+        source = path.read_bytes()
+        out[path.name] = (source, compile(source, str(path), "exec", dont_inherit=True))
+    return out
+
+
+def _seed_bytecode(copy_dir: Path, compiled: dict[str, tuple[bytes, object]]) -> None:
+    """Write the bytecode of every file of ``copy_dir`` whose source is byte for byte the
+    original's (PEP 552 timestamp pyc: the import system checks the copy's mtime and size, and
+    points the code at the copy's path). A mutated file is compiled by the import as usual."""
+    for name, (source, code) in compiled.items():
+        path = copy_dir / name
+        try:
+            if path.read_bytes() != source:
+                continue
+            st = path.stat()
+            cfile = Path(importlib.util.cache_from_source(str(path)))
+            cfile.parent.mkdir(parents=True, exist_ok=True)
+            header = (importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+                      + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                      + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+            cfile.write_bytes(header + marshal.dumps(code))
+        except OSError:
+            continue                          # that file is compiled by the import, as before
+
+
+def _child(mutant: dict, cases: list, corpus: str, out: Path,
+           compiled: dict[str, tuple[bytes, object]] | None = None) -> None:
     copy = mutant["copy"]
+    if compiled:
+        _seed_bytecode(Path(copy) / "model", compiled)
     _forget_model(also_conformance=bool(mutant.get("reload")))
     sys.path.insert(0, copy)
     import model
@@ -85,6 +126,10 @@ def main(argv: list[str]) -> int:
     from conformance.cli import load_cases
     cases, _errors = load_cases([spec["corpus"]])
     per_mutant = float(spec.get("timeout", 600))
+    compiled = _compile_model(Path(root) / "model")
+    # what every child imports next, imported once here: these modules import ``model`` only
+    # inside their functions, so a child still runs its own copy (each checks model.__file__)
+    import conformance.runner  # noqa: F401
 
     pending = list(spec["mutants"])
     running: dict[int, tuple[dict, float]] = {}
@@ -98,7 +143,7 @@ def main(argv: list[str]) -> int:
             if pid == 0:                      # the child
                 code = 0
                 try:
-                    _child(mutant, cases, spec["corpus"], out)
+                    _child(mutant, cases, spec["corpus"], out, compiled)
                 except BaseException:         # noqa: BLE001 - reported, never raised
                     code = 1
                     try:

@@ -103,19 +103,34 @@ def built(tmp_path_factory):
     return out, index, (ref, fake, later, strength)
 
 
+class _Tab:
+    """One browser tab whose console errors, page errors and requests are recorded per page
+    loaded in it (a crawl reuses one tab: opening a tab per page was most of its time)."""
+
+    def __init__(self, ctx):
+        self.page = ctx.new_page()
+        self.errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("requestfailed", lambda r: self.errors.append(f"request failed: {r.url}"))
+
+    def open(self, url: str):
+        """Load ``url`` in this tab; (console errors, page errors, foreign requests) of it."""
+        self.errors, self.page_errors, self.requests = [], [], []
+        resp = self.page.goto(url, wait_until="load")
+        assert resp is None or resp.ok, url
+        foreign = [u for u in self.requests if not (u.split("#")[0] == url.split("#")[0]
+                                                    or u.startswith("data:"))]
+        return self.errors, self.page_errors, foreign
+
+
 def _load(ctx, url: str):
-    """Open ``url``; (page, console errors, page errors, foreign requests)."""
-    page = ctx.new_page()
-    errors, page_errors, requests = [], [], []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
-    page.on("request", lambda r: requests.append(r.url))
-    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
-    resp = page.goto(url, wait_until="load")
-    assert resp is None or resp.ok, url
-    foreign = [u for u in requests if not (u.split("#")[0] == url.split("#")[0]
-                                           or u.startswith("data:"))]
-    return page, errors, page_errors, foreign
+    """Open ``url`` in a new tab; (page, console errors, page errors, foreign requests)."""
+    tab = _Tab(ctx)
+    return (tab.page, *tab.open(url))
 
 
 def test_every_page_loads_cleanly_and_links_resolve(browser_context, built):
@@ -124,18 +139,18 @@ def test_every_page_loads_cleanly_and_links_resolve(browser_context, built):
     assert len(pages) > 60
     ids: dict[str, set[str]] = {}
     links: dict[str, list[str]] = {}
-    for p in pages:
-        url = p.resolve().as_uri()
-        page, errors, page_errors, foreign = _load(browser_context, url)
-        try:
+    tab = _Tab(browser_context)
+    try:
+        for p in pages:
+            errors, page_errors, foreign = tab.open(p.resolve().as_uri())
             assert not errors, (p.name, errors[:5])
             assert not page_errors, (p.name, page_errors[:5])
             assert not foreign, (p.name, foreign[:5])
-            assert page.title(), p.name
-            ids[p.name] = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))
-            links[p.name] = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
-        finally:
-            page.close()
+            assert tab.page.title(), p.name
+            ids[p.name] = set(tab.page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))
+            links[p.name] = tab.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+    finally:
+        tab.page.close()
     checked = 0
     for name, hrefs in links.items():
         for href in hrefs:
