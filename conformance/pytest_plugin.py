@@ -109,30 +109,56 @@ def _under(path: Path, dirs: list[Path]) -> bool:
 
 def looks_like_case_file(path: Path) -> bool:
     """A YAML file whose top level names ``format: hkk-case…`` or ``cases``.
-    Unparsable files count (so their error is shown). Only composes nodes:
-    nothing is constructed."""
+    Unparsable files count (so their error is shown), and so do files of several documents
+    (the loader reports them). Reads the YAML event stream only as far as the top-level keys
+    decide it: a case file is known from its first key or two, nothing is composed."""
     try:
         from conformance.loader import MAX_FILE_BYTES
         if path.stat().st_size > MAX_FILE_BYTES:
             return True          # the loader reports the size limit for it
         text = path.read_text(encoding="utf-8-sig")
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-        try:
-            root = loader.get_single_node()
-        finally:
-            loader.dispose()
+        return _top_level_says_cases(yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return True
-    if not isinstance(root, yaml.MappingNode):
-        return False
-    for k, v in root.value:
-        if isinstance(k, yaml.ScalarNode):
-            if k.value == "cases":
+
+
+def _top_level_says_cases(events) -> bool:
+    events = iter(events)
+    for ev in events:                          # up to the root node
+        if isinstance(ev, (yaml.StreamStartEvent, yaml.DocumentStartEvent)):
+            continue
+        if not isinstance(ev, yaml.MappingStartEvent):
+            return False
+        break
+    else:
+        return False                           # an empty file
+    depth, key = 0, None                       # depth below the root; key: the pending top-level key
+    for ev in events:
+        if depth == 0:
+            if isinstance(ev, yaml.MappingEndEvent):
+                break
+            if key is None:                    # a top-level key
+                key = ev.value if isinstance(ev, yaml.ScalarEvent) else ""
+                if key == "cases":
+                    return True
+                if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                    depth, key = 1, "\0"     # a complex key: skip it, then its value
+                continue
+            if key == "format" and isinstance(ev, yaml.ScalarEvent) \
+                    and str(ev.value).startswith(FORMAT.split("/")[0]):
                 return True
-            if k.value == "format" and isinstance(v, yaml.ScalarNode) \
-                    and str(v.value).startswith(FORMAT.split("/")[0]):
-                return True
-    return False
+            key = None                         # the value of that key
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth = 1
+        else:
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+                if depth == 0 and key == "\0":
+                    key = ""                   # the complex key ended: its value comes next
+    # a second document makes the file unparsable as one: the loader reports it
+    return any(isinstance(ev, yaml.DocumentStartEvent) for ev in events)
 
 
 def pytest_collect_file(file_path: Path, parent):

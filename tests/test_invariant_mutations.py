@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_mutations import mutated_model
 
 from properties.invariants import INVARIANTS
 
@@ -34,14 +34,9 @@ CHECK = ["--profile", "quick", "--examples", "50", "--random-cases", "60", "--ga
 def _run(mutant: dict, base: Path) -> dict:
     work = base / mutant["id"]
     copy = work / "mutated"
-    shutil.copytree(ROOT / "model", copy / "model", ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in mutant["edits"]:
-        target = copy / "model" / edit["file"]
-        text = target.read_text(encoding="utf-8")
-        if text.count(edit["find"]) != 1:
-            return {"error": f"the text to break is no longer (or more than once) in model/{edit['file']}: "
-                             f"{edit['find']!r}"}
-        target.write_text(text.replace(edit["find"], edit["replace"]), encoding="utf-8")
+    problem = mutated_model(mutant, copy)
+    if problem:
+        return {"error": problem}
     out = work / "fuzz.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(ROOT)]),
            "PYTHONHASHSEED": "0"}

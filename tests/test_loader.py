@@ -768,6 +768,40 @@ def test_the_project_corpus_loads():
 # --------------------------------------------------------------------------
 # the pytest plugin
 
+@pytest.mark.parametrize("text, is_case_file", [
+    ("format: hkk-case/1\ncases: []\n", True),
+    ("cases:\n  - id: x\n", True),
+    ("title: t\ncases: []\n", True),                      # the key need not come first
+    ("format: hkk-case/9\n", True),                         # the loader reports the version
+    ("format: other/1\nrules: [1, 2]\n", False),
+    ("other: {cases: [], format: hkk-case/1}\n", False),    # only the top level counts
+    ("? [a, b]\n: {cases: 1}\ncases: []\n", True),        # a complex key is skipped whole
+    ("? {x: [1, {y: 2}]}\n: 1\nnot: cases\n", False),
+    ("- cases\n- format\n", False),                        # a list
+    ("", False),
+    ("just text\n", False),
+    ("a: 1\n---\nb: 2\n", True),                          # two documents: the loader's error
+    ("a: 1\nb: [unclosed\n", True),                        # unparsable: the loader's error
+    ("cases: [\n", True),
+])
+def test_plugin_recognises_case_files_by_their_top_level(tmp_path, text, is_case_file):
+    from conformance.pytest_plugin import looks_like_case_file
+    f = tmp_path / "f.yaml"
+    f.write_text(text, encoding="utf-8")
+    assert looks_like_case_file(f) is is_case_file
+
+
+def test_plugin_recognises_the_corpus_and_nothing_else_of_the_kit():
+    from conformance.pytest_plugin import looks_like_case_file
+    root = Path(__file__).resolve().parents[1]
+    corpus = sorted((root / "conformance" / "corpus").glob("*.yaml"))
+    others = [p for d in ("model", "conformance", "properties", "tests") for p in (root / d).rglob("*.yaml")
+              if "corpus" not in p.parts]
+    assert corpus and len(others) > 5
+    assert all(looks_like_case_file(p) for p in corpus)
+    assert not [p for p in others if looks_like_case_file(p)]
+
+
 PLUGIN_CORPUS = HEAD.lstrip() + """
   - id: "3.18/heal-stops-at-cap"
     clause: "3.18"

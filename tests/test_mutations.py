@@ -2,7 +2,8 @@
 
 Each mutant in tests/mutants.yaml names a small edit of one engine file (text
 found exactly once, replaced) and the clauses whose cases must then fail. The
-edited engine is a copy of model/ in a temporary folder. One worker process
+edited engine is a copy of model/ in a temporary folder (the files left alone are symbolic
+links to model/'s). One worker process
 (tests/mutant_worker.py) loads the corpus once, as `kodex run` does, and runs
 it against every mutated copy, each in a child forked from it that imports the
 copy first (two at a time); the test passes when, for every clause the mutant
@@ -51,18 +52,37 @@ JOBS = 2                      # mutants run at a time (the worker forks one chil
 LOADER_FILES = ("state.py",)  # model files the case loader reads (the vocabularies)
 
 
+def mutated_model(mutant: dict, copy: Path) -> str | None:
+    """Make ``copy/model``: the files the mutant edits are copied and edited, every other entry
+    of model/ is a symbolic link to the original (copying the whole package for every mutant
+    was a second per mutant). None, or why the mutant cannot be made."""
+    src, dst = ROOT / "model", copy / "model"
+    dst.mkdir(parents=True)
+    edited = {edit["file"] for edit in mutant["edits"]}
+    for entry in src.iterdir():
+        if entry.name == "__pycache__":
+            continue
+        if entry.name in edited:
+            shutil.copy2(entry, dst / entry.name)
+        else:
+            (dst / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    for edit in mutant["edits"]:
+        target = dst / edit["file"]
+        if target.is_symlink() or not target.is_file():    # never write through to model/
+            return f"mutant {mutant['id']}: model/{edit['file']} is not a file of model/'s top level"
+        text = target.read_text(encoding="utf-8")
+        if text.count(edit["find"]) != 1:
+            return (f"mutant {mutant['id']}: the text to break is no longer (or more than "
+                    f"once) in model/{edit['file']}: {edit['find']!r}")
+        target.write_text(text.replace(edit["find"], edit["replace"]), encoding="utf-8")
+    return None
+
+
 def _prepare(mutant: dict, base: Path) -> tuple[Path | None, str | None]:
     """(the mutated copy, None) or (None, why it cannot be made)."""
     copy = base / mutant["id"]
-    shutil.copytree(ROOT / "model", copy / "model", ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in mutant["edits"]:
-        target = copy / "model" / edit["file"]
-        text = target.read_text(encoding="utf-8")
-        if text.count(edit["find"]) != 1:
-            return None, (f"mutant {mutant['id']}: the text to break is no longer (or more than "
-                          f"once) in model/{edit['file']}")
-        target.write_text(text.replace(edit["find"], edit["replace"]), encoding="utf-8")
-    return copy, None
+    problem = mutated_model(mutant, copy)
+    return (None, problem) if problem else (copy, None)
 
 
 def run_mutants(mutants: list[dict], base: Path, **per_mutant) -> dict[str, dict]:
