@@ -556,7 +556,9 @@ def _fast_validator():
     try:
         import jsonschema_rs
         return jsonschema_rs.validator_for(load_schema())
-    except Exception:   # noqa: BLE001 - no fast path: jsonschema alone decides
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:   # noqa: BLE001 - also a Rust panic (not an Exception): jsonschema decides
         return None
 
 
@@ -566,8 +568,10 @@ def _fast_valid(data: Any) -> bool:
         return False
     try:
         return bool(fast.is_valid(data))
-    except Exception:   # noqa: BLE001 - data it cannot take (a huge int): jsonschema decides
-        return False
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:   # noqa: BLE001 - data it cannot take (a huge int), even a Rust panic
+        return False       # (not an Exception): jsonschema decides
 
 
 def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:

@@ -120,3 +120,18 @@ def test_without_jsonschema_rs_the_errors_are_the_same(monkeypatch) -> None:
         assert loader.load_text(good.read_text(encoding="utf-8"), good.name).cases
     finally:
         loader._fast_validator.cache_clear()
+
+
+def test_a_fast_validator_that_raises_leaves_the_verdict_to_jsonschema(monkeypatch) -> None:
+    class Raising:
+        def is_valid(self, data):
+            raise BaseException("a panic of the Rust side")   # pyo3's PanicException is one
+
+    bad = ("format: hkk-case/1\ncases:\n  - id: 4.1/x\n    clause: \"4.1\"\n    title: t\n"
+           "    given: {}\n    when: []\n    then: {}\n    colour: red\n")
+    monkeypatch.setattr(loader, "_fast_validator", lambda: Raising())
+    errors = loader.load_text(bad, "b.yaml").errors
+    assert any("colour" in e.message for e in errors)
+    good = next((ROOT / "conformance" / "corpus").glob("*.yaml"))
+    res = loader.load_text(good.read_text(encoding="utf-8"), good.name)
+    assert res.cases and not res.errors
