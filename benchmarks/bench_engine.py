@@ -27,7 +27,10 @@ rate / in-process rate), ``protocol_jobs2_cases_per_s``, ``protocol_jobs2_ratio`
 ``games_per_s``, ``steps_per_s``, ``peak_mib``, ``scaling_10x``, …). Rates are
 medians of ``--repeat`` runs. Never part of the test suite; run it with
 ``PYTHONPATH=. python benchmarks/bench_engine.py [--games N] [--steps M] [--json]``
-(``--cases-only``: only the case loops, one JSON line).
+(``--cases-only``: only the case loops, one JSON line; ``--corpus-scaling 10,30``: only
+``kodex run -q`` as a whole process, cold and warm, on the corpus and on copies of it 10 and
+30 times its size (every copy's ids renamed), one JSON line with the time per case at each
+size over the time per case at 1x: 1.0 is linear; a 30x cold run takes about a minute).
 The benchmark uses its own cache directory (a temporary ``KODEX_CACHE_DIR``),
 never the user's. Exit status 0 always (the numbers are for reading), unless
 ``--strict``.
@@ -164,6 +167,50 @@ def bench_corpus_process(repeat: int, cache_dir: str) -> dict[str, Any]:
     return {"cases": n, "cold_s": cold, "warm_s": warm}
 
 
+def _scaled_corpus(dest: Path, times: int) -> int:
+    """``times`` copies of the corpus files under ``dest``, each copy's case ids renamed
+    (``<id>-x<k>``); returns the number of cases written."""
+    import re
+    dest.mkdir(parents=True)
+    id_line = re.compile(r'^(\s*-\s*id:\s*)"?([^"\n]+?)"?\s*$', re.M)
+    n = 0
+    for f in sorted((ROOT / "conformance" / "corpus").glob("*.yaml")):
+        text = f.read_text(encoding="utf-8")
+        for k in range(times):
+            copy = text if k == 0 else id_line.sub(lambda m: f'{m.group(1)}"{m.group(2)}-x{k}"', text)
+            n += len(id_line.findall(copy))
+            (dest / f"{f.stem}-{k}.yaml").write_text(copy, encoding="utf-8")
+    return n
+
+
+def bench_corpus_scaling(scales: list[int], cache_dir: str) -> dict[str, Any]:
+    """``kodex run -q DIR`` as a whole process, start to exit, on the corpus and on ``scales``
+    times it: cold (``KODEX_NO_CACHE=1``) and warm (a first run fills a cache of its own).
+    Every run must exit 0 (a renamed id that clashed would be an input error)."""
+    out: dict[str, Any] = {}
+    for times in [1, *scales]:
+        where = Path(cache_dir) / f"scaled-{times}"
+        n = _scaled_corpus(where / "corpus", times)
+        argv = [sys.executable, "-m", "conformance", "run", "-q", str(where / "corpus")]
+        env = {**os.environ, "KODEX_CACHE_DIR": str(where / "cache")}
+
+        def run(env=env, argv=argv):
+            proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+            assert proc.returncode == 0, f"kodex run -q exited {proc.returncode}"
+        _, cold = _median_seconds(lambda: run({**env, "KODEX_NO_CACHE": "1"}), 1)
+        run()                                     # fill this size's cache
+        _, warm = _median_seconds(run, 1)
+        out[str(times)] = {"cases": n, "cold_s": round(cold, 2), "warm_s": round(warm, 2)}
+    base = out["1"]
+    for times in scales:
+        row = out[str(times)]
+        for kind in ("cold", "warm"):
+            per_case = row[f"{kind}_s"] / row["cases"]
+            out[f"process_scaling_{times}x_{kind}"] = round(per_case / (base[f"{kind}_s"] / base["cases"]), 3)
+    return out
+
+
 def _verdicts(report) -> list:
     return [(o.case_id, o.outcome, o.difference) for o in report.outcomes]
 
@@ -216,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per rate (the median is kept)")
     ap.add_argument("--cases-only", action="store_true",
                     help="only the case loops (in-process, protocol, --jobs 2): one JSON line")
+    ap.add_argument("--corpus-scaling", metavar="N,M", default=None,
+                    help="only `kodex run -q` as a whole process on the corpus and on N, M times "
+                         "its size, cold and warm: one JSON line (a 30x cold run takes about a minute)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kodex-bench-") as cache_dir:
         os.environ["KODEX_CACHE_DIR"] = cache_dir      # never the user's cache
@@ -242,6 +292,10 @@ def _rate_figures(rates: dict) -> dict:
 
 
 def _main(args, cache_dir: str) -> int:
+    if args.corpus_scaling:
+        scales = [int(x) for x in args.corpus_scaling.split(",") if x.strip()]
+        print(json.dumps(bench_corpus_scaling(scales, cache_dir)))
+        return 0
     if args.cases_only:
         rates = bench_case_rates(args.repeat, cache_dir)
         figures = {"cases": rates["cases"], **_rate_figures(rates), "repeat": args.repeat}

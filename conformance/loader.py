@@ -50,6 +50,7 @@ API: :func:`load_files`, :func:`load_text`, :class:`Case`,
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -1115,29 +1116,46 @@ def load_files(paths: list[Path] | None = None, catalog=None) -> LoadResult:
     if paths is None:
         paths = [CORPUS_DIR]
     col = _Collector(catalog)
-    for path in _expand(paths):
-        col.result.files.append(path)
-        name = str(path)
-        try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:       # not read at all
-                col.result.errors.append(InputError(name, 1, "", "", _too_big(size)))
-                continue
-            with open(path, "rb") as fh:    # bounded even where the size lies (a pipe, /proc)
-                raw = fh.read(MAX_FILE_BYTES + 1)
-        except OSError as e:
-            col.result.errors.append(InputError(name, 1, "", "", f"cannot read: {e.strerror or e}"))
-            continue
-        if len(raw) > MAX_FILE_BYTES:
-            col.result.errors.append(InputError(name, 1, "", "", _too_big(None)))
-            continue
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            line = raw[:e.start].count(b"\n") + 1
-            col.result.errors.append(InputError(name, line, "", "",
-                                                f"not UTF-8: byte {raw[e.start]:#04x} at "
-                                                f"offset {e.start}"))
-            continue
-        col.add(text, name, raw)
+    # After each file the cases loaded so far leave the cycle collector's view (its permanent
+    # generation; the file's own garbage, young, is collected first), so a full collection does
+    # not walk them all again for every file: that made a cold load of 10x the corpus cost 1.2x
+    # per case. At the end they are handed back. Not done when the caller froze objects itself.
+    freeze = gc.get_freeze_count() == 0
+    try:
+        for path in _expand(paths):
+            _load_path(col, path)
+            if freeze:
+                gc.collect(1)
+                gc.freeze()
+    finally:
+        if freeze:
+            gc.unfreeze()
     return col.result
+
+
+def _load_path(col: "_Collector", path: Path) -> None:
+    """Read one file (bounded) and add it to ``col``, or record why it cannot be read."""
+    col.result.files.append(path)
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:       # not read at all
+            col.result.errors.append(InputError(name, 1, "", "", _too_big(size)))
+            return
+        with open(path, "rb") as fh:    # bounded even where the size lies (a pipe, /proc)
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        col.result.errors.append(InputError(name, 1, "", "", f"cannot read: {e.strerror or e}"))
+        return
+    if len(raw) > MAX_FILE_BYTES:
+        col.result.errors.append(InputError(name, 1, "", "", _too_big(None)))
+        return
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        col.result.errors.append(InputError(name, line, "", "",
+                                            f"not UTF-8: byte {raw[e.start]:#04x} at "
+                                            f"offset {e.start}"))
+        return
+    col.add(text, name, raw)

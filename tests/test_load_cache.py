@@ -240,3 +240,21 @@ def test_the_key_covers_the_checks_sources(monkeypatch):
         assert loader._fingerprint() != before
     finally:
         loader._fingerprint.cache_clear()   # the next caller computes it from the real schema
+
+
+def test_loading_hands_the_frozen_cases_back_and_keeps_a_callers_freeze(files):
+    """load_files moves the cases loaded so far out of the cycle collector's view after each
+    file (a speed measure, benchmarks/bench_engine.py --corpus-scaling) and hands them back at
+    the end; a caller that froze objects itself keeps exactly its own freeze."""
+    import gc
+    assert gc.get_freeze_count() == 0
+    res = load_files(files)
+    assert res.files and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()
+        assert mine > 0
+        load_files(files)
+        assert gc.get_freeze_count() == mine
+    finally:
+        gc.unfreeze()
