@@ -1118,8 +1118,9 @@ def load_files(paths: list[Path] | None = None, catalog=None) -> LoadResult:
     col = _Collector(catalog)
     # After each file the cases loaded so far leave the cycle collector's view (its permanent
     # generation; the file's own garbage, young, is collected first), so a full collection does
-    # not walk them all again for every file: that made a cold load of 10x the corpus cost 1.2x
-    # per case. At the end they are handed back. Not done when the caller froze objects itself.
+    # not walk them all again for every file: that made a cold `kodex run -q` cost 1.06x per case
+    # at 10x the corpus and 1.10x at 30x (now 0.89x and 0.94x, bench_engine.py --corpus-scaling).
+    # At the end they are handed back. Not done when the caller froze objects itself.
     freeze = gc.get_freeze_count() == 0
     try:
         for path in _expand(paths):

@@ -122,41 +122,38 @@ def looks_like_case_file(path: Path) -> bool:
         return True
 
 
+_OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def _skip_node(first, events) -> None:
+    """Consume the rest of the node that starts with event ``first`` (nothing for a scalar)."""
+    depth = 1 if isinstance(first, _OPENS) else 0
+    while depth:
+        ev = next(events)
+        depth += isinstance(ev, _OPENS) - isinstance(ev, _CLOSES)
+
+
 def _top_level_says_cases(events) -> bool:
     events = iter(events)
-    for ev in events:                          # up to the root node
-        if isinstance(ev, (yaml.StreamStartEvent, yaml.DocumentStartEvent)):
-            continue
-        if not isinstance(ev, yaml.MappingStartEvent):
-            return False
-        break
-    else:
-        return False                           # an empty file
-    depth, key = 0, None                       # depth below the root; key: the pending top-level key
-    for ev in events:
-        if depth == 0:
-            if isinstance(ev, yaml.MappingEndEvent):
-                break
-            if key is None:                    # a top-level key
-                key = ev.value if isinstance(ev, yaml.ScalarEvent) else ""
-                if key == "cases":
-                    return True
-                if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    depth, key = 1, "\0"     # a complex key: skip it, then its value
-                continue
-            if key == "format" and isinstance(ev, yaml.ScalarEvent) \
-                    and str(ev.value).startswith(FORMAT.split("/")[0]):
+    root = next((ev for ev in events
+                 if not isinstance(ev, (yaml.StreamStartEvent, yaml.DocumentStartEvent))), None)
+    if not isinstance(root, yaml.MappingStartEvent):
+        return False                           # empty, a scalar or a list
+    try:
+        while not isinstance(key := next(events), yaml.MappingEndEvent):
+            name = key.value if isinstance(key, yaml.ScalarEvent) else None
+            if name == "cases" or isinstance(key, yaml.AliasEvent):
+                return True                    # an alias only the loader resolves (or rejects)
+            _skip_node(key, events)            # a complex key is skipped whole
+            value = next(events)
+            if name == "format" and (isinstance(value, yaml.AliasEvent) or (
+                    isinstance(value, yaml.ScalarEvent)
+                    and str(value.value).startswith(FORMAT.split("/")[0]))):
                 return True
-            key = None                         # the value of that key
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth = 1
-        else:
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-                if depth == 0 and key == "\0":
-                    key = ""                   # the complex key ended: its value comes next
+            _skip_node(value, events)
+    except StopIteration:                      # the parser raises first; a cut stream counts too
+        return True
     # a second document makes the file unparsable as one: the loader reports it
     return any(isinstance(ev, yaml.DocumentStartEvent) for ev in events)
 

@@ -84,9 +84,9 @@ import difflib
 import hashlib
 import json
 import re
-from functools import lru_cache
 import shutil
 from collections import Counter
+from functools import lru_cache
 import sys
 import tempfile
 from pathlib import Path

@@ -783,6 +783,10 @@ def test_the_project_corpus_loads():
     ("a: 1\n---\nb: 2\n", True),                          # two documents: the loader's error
     ("a: 1\nb: [unclosed\n", True),                        # unparsable: the loader's error
     ("cases: [\n", True),
+    ("? *nope\n: 1\n", True),                              # an alias key: the loader decides
+    ("format: *nope\n", True),                              # (here: an undefined alias)
+    ("a: &x 1\nb: *x\n", False),                           # an alias elsewhere says nothing
+    ("{}\n", False),
 ])
 def test_plugin_recognises_case_files_by_their_top_level(tmp_path, text, is_case_file):
     from conformance.pytest_plugin import looks_like_case_file

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # values put in place of a field's value: every JSON type, edge numbers, strings that
 # Python's re and Rust's regex read differently ($ before a newline, Unicode digits)
+# a case file whose only fault is a field no schema names
+BAD = ("format: hkk-case/1\ncases:\n  - id: 4.1/x\n    clause: \"4.1\"\n    title: t\n"
+       "    given: {}\n    when: []\n    then: {}\n    colour: red\n")
 ODD_VALUES = [None, True, False, 0, -1, 1.5, 2 ** 70, "", "x", "4.1\n", "4.\u0663", "rb7:\u00e9",
               "mk:5.10.A\n", [], [1], {}, {"x": 1}]
 
@@ -106,17 +110,15 @@ def test_clause_strings_the_dialects_differ_on(fast, text) -> None:
 
 
 def test_without_jsonschema_rs_the_errors_are_the_same(monkeypatch) -> None:
-    bad = ("format: hkk-case/1\ncases:\n  - id: 4.1/x\n    clause: \"4.1\"\n    title: t\n"
-           "    given: {}\n    when: []\n    then: {}\n    colour: red\n")
-    with_fast = [(e.file, e.line, e.pointer, e.message) for e in loader.load_text(bad, "b.yaml").errors]
+    with_fast = [(e.file, e.line, e.pointer, e.message) for e in loader.load_text(BAD, "b.yaml").errors]
     assert with_fast and any("colour" in m for *_, m in with_fast)
     loader._fast_validator.cache_clear()
-    monkeypatch.setitem(__import__("sys").modules, "jsonschema_rs", None)   # import fails
+    monkeypatch.setitem(sys.modules, "jsonschema_rs", None)   # import fails
     try:
         assert loader._fast_validator() is None
-        without = [(e.file, e.line, e.pointer, e.message) for e in loader.load_text(bad, "b.yaml").errors]
+        without = [(e.file, e.line, e.pointer, e.message) for e in loader.load_text(BAD, "b.yaml").errors]
         assert without == with_fast
-        good = (ROOT / "conformance" / "corpus").glob("*.yaml").__next__()
+        good = next((ROOT / "conformance" / "corpus").glob("*.yaml"))
         assert loader.load_text(good.read_text(encoding="utf-8"), good.name).cases
     finally:
         loader._fast_validator.cache_clear()
@@ -127,10 +129,8 @@ def test_a_fast_validator_that_raises_leaves_the_verdict_to_jsonschema(monkeypat
         def is_valid(self, data):
             raise BaseException("a panic of the Rust side")   # pyo3's PanicException is one
 
-    bad = ("format: hkk-case/1\ncases:\n  - id: 4.1/x\n    clause: \"4.1\"\n    title: t\n"
-           "    given: {}\n    when: []\n    then: {}\n    colour: red\n")
     monkeypatch.setattr(loader, "_fast_validator", lambda: Raising())
-    errors = loader.load_text(bad, "b.yaml").errors
+    errors = loader.load_text(BAD, "b.yaml").errors
     assert any("colour" in e.message for e in errors)
     good = next((ROOT / "conformance" / "corpus").glob("*.yaml"))
     res = loader.load_text(good.read_text(encoding="utf-8"), good.name)
