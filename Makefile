@@ -26,9 +26,13 @@ run: $(STAMP)
 	$(BIN)/kodex report --results reports/runs/reference.json --prove reports/prove.json \
 	  --out reports/site || exit $$?; exit $$rc
 
-# the test suite: unit tests, the corpus collected by pytest, the properties and proofs
+# the test suite: unit tests, the corpus collected by pytest, the properties and proofs.
+# Workers: one more than the cores (the protocol tests spend seconds waiting on their deadlines;
+# the extra worker keeps the cores busy meanwhile); each worker gets whole files (their module
+# fixtures are set up once), the heaviest first (tests/conftest.py, HEAVY_FIRST).
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; f = getattr(os, 'sched_getaffinity', None); print((len(f(0)) if f else os.cpu_count() or 1) + 1)")
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -p no:cacheprovider
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -p no:cacheprovider
 
 check: $(STAMP)
 	$(BIN)/kodex check

@@ -36,6 +36,7 @@ Anything the engine prints goes to stderr, never into the protocol stream.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import sys
@@ -73,8 +74,10 @@ IMPLEMENTATION_NAME = "hkk-kodex reference"
 HOMEPAGE = "README.md"
 
 
+@functools.lru_cache(maxsize=1)
 def package_version() -> str:
-    """The version of the hkk-kodex package (installed metadata or pyproject.toml)."""
+    """The version of the hkk-kodex package (installed metadata or pyproject.toml); looked up
+    once per process (reading the installed metadata scans sys.path)."""
     try:
         from importlib.metadata import PackageNotFoundError, version
         try:
@@ -92,6 +95,7 @@ def package_version() -> str:
         return "0+unknown"
 
 
+@functools.lru_cache(maxsize=1)
 def homepage() -> str:
     try:
         from importlib.metadata import PackageNotFoundError, metadata

@@ -51,17 +51,17 @@ def _forget_model(also_conformance: bool = False) -> None:
             del sys.modules[name]
 
 
-def _compile_model(model_dir: Path) -> dict[str, tuple[bytes, object]]:
-    """file name → (source bytes, code object) of every module of ``model_dir``, compiled as
-    the import system compiles a source file."""
+def _compile_model(model_dir: Path) -> dict[str, tuple[bytes, bytes]]:
+    """file name → (source bytes, marshalled code) of every module of ``model_dir``, compiled
+    as the import system compiles a source file (marshalled once here, not in every child)."""
     out = {}
     for path in sorted(model_dir.glob("*.py")):
         source = path.read_bytes()
-        out[path.name] = (source, compile(source, str(path), "exec", dont_inherit=True))
+        out[path.name] = (source, marshal.dumps(compile(source, str(path), "exec", dont_inherit=True)))
     return out
 
 
-def _seed_bytecode(copy_dir: Path, compiled: dict[str, tuple[bytes, object]]) -> None:
+def _seed_bytecode(copy_dir: Path, compiled: dict[str, tuple[bytes, bytes]]) -> None:
     """Write the bytecode of every file of ``copy_dir`` whose source is byte for byte the
     original's (PEP 552 timestamp pyc: the import system checks the copy's mtime and size, and
     points the code at the copy's path). A mutated file is compiled by the import as usual."""
@@ -76,13 +76,13 @@ def _seed_bytecode(copy_dir: Path, compiled: dict[str, tuple[bytes, object]]) ->
             header = (importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
                       + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
                       + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
-            cfile.write_bytes(header + marshal.dumps(code))
+            cfile.write_bytes(header + code)
         except OSError:
             continue                          # that file is compiled by the import, as before
 
 
 def _child(mutant: dict, cases: list, corpus: str, out: Path,
-           compiled: dict[str, tuple[bytes, object]] | None = None) -> None:
+           compiled: dict[str, tuple[bytes, bytes]] | None = None) -> None:
     copy = mutant["copy"]
     if compiled:
         _seed_bytecode(Path(copy) / "model", compiled)
@@ -129,7 +129,10 @@ def main(argv: list[str]) -> int:
     compiled = _compile_model(Path(root) / "model")
     # what every child imports next, imported once here: these modules import ``model`` only
     # inside their functions, so a child still runs its own copy (each checks model.__file__)
+    import conformance.matching  # noqa: F401
     import conformance.runner  # noqa: F401
+    import conformance.serve
+    conformance.serve.implementation_info()   # the kit's metadata, looked up once for every child
 
     pending = list(spec["mutants"])
     running: dict[int, tuple[dict, float]] = {}

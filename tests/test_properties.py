@@ -303,3 +303,33 @@ def test_fuzz_shrinks_a_difference_into_a_case(tmp_path: Path) -> None:
     res = run_case(raw.get("given"), raw.get("when"))
     view = observed_view(res.state, res.events, res.result, res.refused)
     assert first_difference(raw["then"], view, len(raw["when"])) is None   # the reference passes it
+
+
+def test_a_game_collects_less_often_and_hands_the_thresholds_back() -> None:
+    """properties/driver.py raises the cycle collector's first threshold during a game only: the
+    caller's thresholds come back after the game, and after a game that raised."""
+    import gc
+
+    from properties import driver
+
+    before = gc.get_threshold()
+    seen = []
+
+    def stepper(state, step, rules, i):
+        seen.append(gc.get_threshold()[0])
+        if i == 3:
+            raise RuntimeError("a stepper that breaks")
+        return apply(state, step, rules)
+
+    given, when = random_game(5, 3)
+    assert when and gc.get_threshold() == before
+    with pytest.raises(RuntimeError, match="breaks"):
+        driver.drive(5, 10, stepper=stepper)
+    assert seen and set(seen) == {max(before[0], driver.GC_GEN0_DURING_GAME)}
+    assert gc.get_threshold() == before
+    gc.set_threshold(0)                       # collection off: left off
+    try:
+        driver.drive(5, 2, stepper=stepper)
+        assert set(seen[-2:]) == {0}
+    finally:
+        gc.set_threshold(*before)

@@ -64,7 +64,10 @@ def test_rank_list_with_a_cycle_is_a_counterexample():
     for prop in ("irreflexive", "asymmetric"):
         assert checks[prop].verdict == "counterexample" and checks[prop].failed
     a, b = checks["asymmetric"].witness
-    assert a.ability != b.ability and {a.ability, b.ability} <= {"static", "activated", "automatic"}
+    # Z3 may give any pair that beats each other (which one depends on the queries the process
+    # made before): two abilities of the cycle, or the one listed twice beating itself
+    assert {a.ability, b.ability} <= {"static", "activated", "automatic"}
+    assert a.ability != b.ability or a.ability == "static"
 
 
 def test_beats_cycle_breaks_transitivity():

@@ -44,11 +44,15 @@ def spin(n):
     i = 0
     while i < n:
         i = i + 1          # 4.2
+        sleep(0.0005)      # the mutant that never ends waits instead of burning a core
     return i
 
 
 def helper(v):
     return not v
+
+
+from time import sleep
 '''
 
 OPERATORS = [
