@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.loader import FORMAT, Case, InputError, load_files
+from conformance.loader import FORMAT, Case, InputError, Loader, load_files
 
 _RESULT_KEY = pytest.StashKey[dict]()
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -117,7 +117,7 @@ def looks_like_case_file(path: Path) -> bool:
         if path.stat().st_size > MAX_FILE_BYTES:
             return True          # the loader reports the size limit for it
         text = path.read_text(encoding="utf-8-sig")
-        return _top_level_says_cases(yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+        return _top_level_says_cases(yaml.parse(text, Loader=Loader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return True
 

@@ -260,6 +260,8 @@ def load_xfail(path: str | Path) -> dict[str, str]:
     """
     import yaml
 
+    from conformance.loader import Loader
+
     path = Path(path)
     if path.stat().st_size > MAX_XFAIL_BYTES:
         raise ValueError(f"{path}: larger than {MAX_XFAIL_BYTES} bytes (MAX_XFAIL_BYTES)")
@@ -267,7 +269,7 @@ def load_xfail(path: str | Path) -> dict[str, str]:
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         return _xfail_lines(text)
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml.load(text, Loader=Loader)  # noqa: S506 - the safe loader
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML/JSON ({exc})") from None
     if isinstance(data, str):

@@ -399,10 +399,11 @@ def load_equivalents(path: Path | str | None) -> dict:
     "change", "reason", "operator"?}]}``; every entry needs a non-empty reason.
     """
     import yaml
+
+    from conformance.loader import Loader   # the safe loader, LibYAML's where present
     if path is None or not Path(path).exists():
         return {"rules": [], "mutants": []}
-    data = yaml.load(Path(path).read_text(encoding="utf-8"),  # noqa: S506 - a safe loader
-                     Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=Loader) or {}  # noqa: S506 - safe
     if not isinstance(data, dict):
         raise EquivalenceError(f"{path}: a mapping with `rules` and `mutants` expected")
     unknown = set(data) - {"rules", "mutants"}

@@ -187,13 +187,14 @@ def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
 def load_untestable_entries(directory: str | Path | None = None) -> list[dict]:
     """Every entry of the untestable registry with its file: ``[{file, clause, reason}]``."""
     import yaml
+
+    from conformance.loader import Loader   # the safe loader, LibYAML's where present
     d = Path(directory) if directory is not None else UNTESTABLE_DIR
     out: list[dict] = []
     if not d.is_dir():
         return out
     for f in sorted(list(d.glob("*.yaml")) + list(d.glob("*.yml"))):
-        data = yaml.load(f.read_text(encoding="utf-8"),  # noqa: S506 - a safe loader
-                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506 - safe
         entries = data.get("entries", []) if isinstance(data, dict) else (data or [])
         for e in entries or []:
             if isinstance(e, dict) and e.get("clause") is not None:

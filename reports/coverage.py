@@ -74,9 +74,9 @@ CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
 
 def _yaml(path: Path) -> Any:
     import yaml
-    # the safe loader, LibYAML's where present (every report reads the registers again)
-    return yaml.load(path.read_text(encoding="utf-8"),  # noqa: S506 - a safe loader
-                     Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+    from conformance.loader import Loader   # the safe loader, LibYAML's where present
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506 - safe
 
 
 def load_untestable(directory: str | Path | None = None) -> dict[str, str]:

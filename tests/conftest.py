@@ -50,7 +50,6 @@ def pytest_unconfigure(config) -> None:
         _CACHE = None
 
 
-
 # The order the files are handed out in. `make test` gives each xdist worker whole files
 # (--dist loadfile: a file's module fixtures are set up once) in the order collected, without
 # xdist's reordering: the files that take seconds go first, heaviest first, so that the workers
