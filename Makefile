@@ -29,7 +29,8 @@ run: $(STAMP)
 # the test suite: unit tests, the corpus collected by pytest, the properties and proofs.
 # Workers: one more than the cores (the protocol tests spend seconds waiting on their deadlines;
 # the extra worker keeps the cores busy meanwhile); each worker gets whole files (their module
-# fixtures are set up once), the heaviest first (tests/conftest.py, HEAVY_FIRST).
+# fixtures are set up once), the heaviest first (tests/conftest.py, HEAVY_FIRST). What does not
+# change between sessions is kept outside the clone (tests/conftest.py; KODEX_TEST_CACHE=off: not).
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; f = getattr(os, 'sched_getaffinity', None); print((len(f(0)) if f else os.cpu_count() or 1) + 1)")
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -p no:cacheprovider
@@ -54,3 +55,5 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	$(PYTHON) -B -c "import shutil, sys; sys.path.insert(0, 'tests'); import session_cache as s; \
+	  d = s.kept_dir(); d and shutil.rmtree(d, ignore_errors=True)"

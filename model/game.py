@@ -32,7 +32,11 @@ class Game:
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:
-        self.events.append({"event": event, **{k: v for k, v in fields.items() if v is not None}})
+        ev = {"event": event}
+        for k, v in fields.items():
+            if v is not None:
+                ev[k] = v
+        self.events.append(ev)
 
     @staticmethod
     def refuse(clause: str, message: str, also: tuple[str, ...] = ()) -> NoReturn:

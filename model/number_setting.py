@@ -39,6 +39,8 @@ Choices where the text is silent (documented, tested):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import attrgetter
 from typing import Literal, Sequence
 
 from model.priority import Effect, compile_policy
@@ -46,6 +48,7 @@ from model.priority import Effect, compile_policy
 __all__ = ["NumberEffect", "READINGS", "UnresolvedSetting", "number_trace", "set_number"]
 
 READINGS = ("strength-outer", "kind-outer")
+_BY_TIME = attrgetter("timestamp")     # modifiers in the order they took effect (mk:5.10.H)
 _ORDER = {
     "strength-outer": (
         ("set", False), ("limited", False), ("unlimited", False),
@@ -90,15 +93,21 @@ class NumberEffect:
         if self.kind == "set" and self.limit is not None:
             raise ValueError("a setting effect (beállító) has no limit (korlátozó tényező)")
 
-    @property
+    @cached_property
     def group(self) -> str:
         if self.kind == "set":
             return "set"
         return "unlimited" if self.limit is None else "limited"
 
+    @cached_property
+    def pass_key(self) -> tuple[str, bool]:
+        """(group, strong): the pass of mk:5.11 this effect belongs to."""
+        return self.group, bool(self.strong)
 
-def _as_effect(e: NumberEffect) -> Effect:
-    return Effect(strong=e.strong, timestamp=e.timestamp, prohibiting=e.prohibiting)
+    @cached_property
+    def attrs(self) -> Effect:
+        """What mk:5.10 reads of it when settings contradict."""
+        return Effect(strong=self.strong, timestamp=self.timestamp, prohibiting=self.prohibiting)
 
 
 def _winning_set(members: Sequence[NumberEffect]) -> NumberEffect:
@@ -107,8 +116,10 @@ def _winning_set(members: Sequence[NumberEffect]) -> NumberEffect:
     is made with every member, never pair by pair in list order."""
     policy = compile_policy("mk-5.10")
     for e in members:
-        if all(o.value == e.value or policy.resolve(_as_effect(e), _as_effect(o)).winner == "a"
-               for o in members if o is not e):
+        for o in members:
+            if o is not e and o.value != e.value and policy.resolve(e.attrs, o.attrs).winner != "a":
+                break
+        else:
             return e
     raise UnresolvedSetting(
         f"setting effects {list(members)!r} contradict and mk:5.10 does not order them"
@@ -139,8 +150,15 @@ def _run(
     step_clamp = bounds is not None and clamp == "step"
     value = base
     pool: list[list[int]] = []  # [sign, unused amount] of limited modifiers, oldest first
+    passes: dict[tuple[str, bool], list[NumberEffect]] = {}   # (group, strong) -> effects, in order
+    for e in effects:
+        key = e.pass_key
+        if key in passes:
+            passes[key].append(e)
+        else:
+            passes[key] = [e]
     for group, strong in _ORDER[reading]:
-        members = [e for e in effects if bool(e.strong) == strong and e.group == group]
+        members = passes.get((group, strong))
         if not members:
             continue
         strength = "strong" if strong else "weak"
@@ -153,7 +171,7 @@ def _run(
             if trace is not None:
                 trace.append(f"{strength} set -> {value}")
             continue
-        for e in sorted(members, key=lambda x: x.timestamp):
+        for e in sorted(members, key=_BY_TIME):
             sign = 1 if e.value > 0 else -1
             mag = abs(e.value)
             for entry in pool:  # 5.11.C: first use up the unused part of opposite modifiers

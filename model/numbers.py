@@ -24,6 +24,7 @@ effects are listed: every choice is made on the set of effects (ids break no tie
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Sequence
 
 from . import continuous
@@ -46,6 +47,13 @@ class Term:
     attrs: Effect
     limit: int | None = None     # mk:5.11.A korlátozó tényező (kodex-102 reads it as a bound of this term)
 
+    @cached_property
+    def number_effect(self) -> NumberEffect:
+        """This term as mk:5.11 reads it (a setting or a modifier), built once per term."""
+        return NumberEffect("set" if self.op == "set" else "modify", self.value, strong=self.attrs.strong,
+                            limit=self.limit, timestamp=self.attrs.timestamp,
+                            prohibiting=self.attrs.prohibiting, id=self.attrs.id)
+
 
 @dataclass(frozen=True)
 class Computed:
@@ -62,8 +70,15 @@ def procedure_of(policy: str) -> str:
 def _prevailing(sets: Sequence[Term], pol) -> list[Term]:
     """The settings that the order puts above every other setting with a different value (all of
     one value); none when the order leaves settings with different values tied."""
-    return [s for s in sets
-            if all(t.value == s.value or pol.beats(s.attrs, t.attrs) for t in sets if t is not s)]
+    beats = pol.beats
+    out = []
+    for s in sets:
+        for t in sets:
+            if t is not s and t.value != s.value and not beats(s.attrs, t.attrs):
+                break
+        else:
+            out.append(s)
+    return out
 
 
 def compute(base: int, terms: Sequence[Term], builtin: int = 0, policy: str = "kodex-102") -> Computed:
@@ -97,14 +112,19 @@ def _add(value: int, t: Term) -> int:
     return value + min(t.value, max(0, t.limit - value))
 
 
+def _mk_order(t: Term) -> tuple:
+    return (t.attrs.timestamp, t.op, t.value, t.limit or 0)
+
+
+@lru_cache(maxsize=64)
+def _builtin_effect(builtin: int) -> NumberEffect:
+    return NumberEffect("modify", builtin, strong=False, timestamp=BUILTIN.timestamp, id="builtin")
+
+
 def _mk(base: int, terms: Sequence[Term], builtin: int) -> Computed:
-    effs = [NumberEffect("set" if t.op == "set" else "modify", t.value, strong=t.attrs.strong,
-                         limit=t.limit, timestamp=t.attrs.timestamp, prohibiting=t.attrs.prohibiting,
-                         id=t.attrs.id)
-            for t in sorted(terms, key=lambda x: (x.attrs.timestamp, x.op, x.value, x.limit or 0))
-            if not (t.op == "add" and t.value == 0)]
+    effs = [t.number_effect for t in sorted(terms, key=_mk_order) if not (t.op == "add" and t.value == 0)]
     if builtin:
-        effs.append(NumberEffect("modify", builtin, strong=False, timestamp=BUILTIN.timestamp, id="builtin"))
+        effs.append(_builtin_effect(builtin))
     unresolved: tuple[Term, ...] = ()
     try:
         value = set_number(base, effs)

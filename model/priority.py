@@ -116,14 +116,18 @@ class Effect:
     id: str | None = field(default=None, compare=False)
     label: str | None = field(default=None, compare=False)
     _hash: int = field(default=0, init=False, compare=False, repr=False)
+    # the compared attributes as one tuple: Policy.beats remembers its answers by it (hashed and
+    # compared in C, never through __hash__/__eq__)
+    _key: tuple = field(default=(), init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.ability is not None and self.ability not in ABILITY_KINDS:
             raise ValueError(
                 f"Effect.ability must be one of {ABILITY_KINDS} or None, not {self.ability!r}"
             )
-        object.__setattr__(self, "_hash", hash((self.strong, self.continuous, self.timestamp,
-                                                self.ability, self.prohibiting)))
+        key = (self.strong, self.continuous, self.timestamp, self.ability, self.prohibiting)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
 
     def __hash__(self) -> int:      # computed once: effects are the memo keys of Policy.beats
         return self._hash
@@ -322,7 +326,7 @@ class Policy:
 
     def beats(self, a: Effect, b: Effect) -> bool:
         """The policy's relation: the first distinguishing criterion says ``a`` wins."""
-        key = (a, b)
+        key = (a._key, b._key)
         got = self._memo.get(key)
         if got is not None:
             return got
@@ -525,7 +529,5 @@ def compile_policy(
 
 def resolve(a: Effect, b: Effect, policy: str | Policy = DEFAULT_POLICY) -> Verdict:
     """``compile_policy(policy).resolve(a, b)`` (compiled policies are cached)."""
-    pol = policy if isinstance(policy, Policy) else _DEFAULT_CACHE.get(policy)
-    if pol is None:
-        pol = compile_policy(policy)
+    pol = policy if isinstance(policy, Policy) else compile_policy(policy)
     return pol.resolve(a, b)

@@ -53,9 +53,12 @@ class Candidate:
 def choose(attrs: Sequence[Effect], policy: str) -> int | None:
     """mk:5.12.C: the index of the replacement that replaces, by the priority order: the one that
     beats every other. None when no one does (a tie)."""
-    pol = compile_policy(policy)
+    beats = compile_policy(policy).beats
     for i, a in enumerate(attrs):
-        if all(pol.beats(a, b) for j, b in enumerate(attrs) if j != i):
+        for j, b in enumerate(attrs):
+            if j != i and not beats(a, b):
+                break
+        else:
             return i
     return None
 

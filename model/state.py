@@ -313,10 +313,18 @@ class State:
 # building a state from `given`
 # ---------------------------------------------------------------------------
 
-def _int(value: Any, where: str) -> int:
+def _int(value: Any, where: str, field: str = "", key: Any = None) -> int:
+    """``value`` when it is an integer, else an input problem at ``where`` + ``field`` (+ ``/key``):
+    the path is put together only then (a random game builds a state of 40 cards per game)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputProblem(f"{where}: expected an integer, got {value!r}")
+        raise InputProblem(f"{where}{field}{'' if key is None else f'/{key}'}: expected an integer, "
+                           f"got {value!r}")
     return value
+
+
+def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
+    """A mapping of integers (cost, counters, bonus) with its keys as strings."""
+    return {str(k): _int(v, where, field, k) for k, v in (value or {}).items()}
 
 
 def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
@@ -438,9 +446,11 @@ def _canonical_ability(a: Any, where: str) -> dict[str, Any]:
     return a
 
 
-def _entries(value: Any, where: str, kind: str) -> list[dict[str, Any]]:
+def _entries(value: Any, card_where: str, kind: str) -> list[dict[str, Any]]:
+    """A card's `continuous` or `replace` entries (``kind``), checked, as a copy."""
     if value is None:
         return []
+    where = f"{card_where}/{kind}"
     if not isinstance(value, list):
         raise InputProblem(f"{where}: a list")
     if kind == "continuous":
@@ -459,27 +469,27 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
     owner = d.get("owner", default_owner)
     if owner not in PLAYERS:
         raise InputProblem(f"{where}/owner: unknown player {owner!r}")
-    counters = {str(k): _int(v, f"{where}/counters/{k}") for k, v in (d.get("counters") or {}).items()}
+    counters = _int_map(d.get("counters"), where, "/counters")
     base_damage = d.get("base_damage", d.get("damage"))
     base_hp = d.get("base_hp", d.get("hp"))
     return Card(
         id=cid, kind=kind, owner=owner, name=d.get("name"),
         subtypes=list(d.get("subtypes") or []),
-        cost={str(k): _int(v, f"{where}/cost/{k}") for k, v in (d.get("cost") or {}).items()},
-        base_damage=None if base_damage is None else _int(base_damage, f"{where}/damage"),
-        base_hp=None if base_hp is None else _int(base_hp, f"{where}/hp"),
-        components_yield=_int(d.get("components_yield", 0), f"{where}/components_yield"),
+        cost=_int_map(d.get("cost"), where, "/cost"),
+        base_damage=None if base_damage is None else _int(base_damage, where, "/damage"),
+        base_hp=None if base_hp is None else _int(base_hp, where, "/hp"),
+        components_yield=_int(d.get("components_yield", 0), where, "/components_yield"),
         active=bool(d.get("active", True)),
         counters={k: v for k, v in counters.items() if v},
-        wounds=_int(d.get("wounds", 0), f"{where}/wounds"),
+        wounds=_int(d.get("wounds", 0), where, "/wounds"),
         premade=bool(d.get("premade", False)),
         standalone_token=bool(d.get("standalone_token", False)),
         abilities=[_canonical_ability(a, f"{where}/abilities/{i}") for i, a in enumerate(d.get("abilities") or [])],
         attached_to=d.get("attached_to"),
-        bonus={str(k): _int(v, f"{where}/bonus/{k}") for k, v in (d.get("bonus") or {}).items()},
-        effects=jcopy(list(d.get("effects") or [])),
-        continuous=_entries(d.get("continuous"), f"{where}/continuous", "continuous"),
-        replace=_entries(d.get("replace"), f"{where}/replace", "replace"),
+        bonus=_int_map(d.get("bonus"), where, "/bonus"),
+        effects=jcopy(list(d["effects"])) if d.get("effects") else [],
+        continuous=_entries(d.get("continuous"), where, "continuous"),
+        replace=_entries(d.get("replace"), where, "replace"),
         needs_target=bool(d.get("needs_target", False)),
         enters_active=d.get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},

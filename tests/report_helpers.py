@@ -8,7 +8,13 @@ the report does not know) and a hostile title.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=alert(1)> "quoted" \'single\''
 
@@ -61,17 +67,50 @@ def degraded(ref: dict, name: str = "degraded-fake", version: str = "0.0.1",
 _CACHE: dict = {}
 
 
+@contextlib.contextmanager
+def _session_lock(name: str) -> Iterator[Path | None]:
+    """The session's directory for ``name`` (tests/conftest.py makes one per test session and
+    the xdist workers share it), held under an exclusive lock; None without one (no session
+    directory, or no ``fcntl``): the caller builds its own."""
+    session = os.environ.get("KODEX_TEST_SESSION_CACHE")
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    if not session or fcntl is None or not os.path.isdir(session):
+        yield None
+        return
+    folder = Path(session) / "shared"
+    folder.mkdir(exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)      # released when the file is closed
+        yield folder
+
+
+def shared_json(name: str, build: Callable[[], Any]) -> Any:
+    """``build()``'s JSON data, built once per test session: the first process that asks builds
+    it under the lock and writes it atomically; the others (the other xdist workers) wait for
+    it and read it."""
+    from conformance.atomicio import write_json
+    with _session_lock(name) as folder:
+        if folder is None:
+            return build()
+        path = folder / f"{name}.json"
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+        write_json(path, build())
+        return json.loads(path.read_text(encoding="utf-8"))   # the same data every process reads
+
+
 def cached_reference() -> dict:
     """The reference run, once per test session (a deep copy for each caller)."""
     if "ref" not in _CACHE:
-        _CACHE["ref"] = reference_results()
+        _CACHE["ref"] = shared_json("reference-results", reference_results)
     return copy.deepcopy(_CACHE["ref"])
 
 
 def real_amendment(tmp_dir) -> dict:
     """The amendment impact of a real edit of clause 4.0's text (with markup in it)."""
-    from pathlib import Path
-
     from reports import amendment
     src = Path(amendment.KODEX_DIR)
     doc = sorted(src.glob("002*.txt"))[0]
@@ -103,13 +142,19 @@ def prove_json(directory) -> "Path":
     combinations of up to 2 effects: the pages show the same rows, in a few seconds
     (tests/test_prove.py proves the full family of 3)."""
     import io
-    from pathlib import Path
 
     from rich.console import Console
 
     from properties.prove import run_prove
     directory = Path(directory)
-    run_prove(directory, console=Console(file=io.StringIO()), max_effects=2)
+    with _session_lock("prove") as folder:
+        if folder is None:
+            run_prove(directory, console=Console(file=io.StringIO()), max_effects=2)
+        else:                                  # run once per session, copied to each caller
+            made = folder / "prove"
+            if not (made / "prove.json").is_file():
+                run_prove(made, console=Console(file=io.StringIO()), max_effects=2)
+            shutil.copytree(made, directory, dirs_exist_ok=True)
     path = directory / "prove.json"
     assert path.is_file()
     return path

@@ -7,6 +7,7 @@ late import is found too. `model/` must not import the harness (`conformance`,
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +22,9 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _graph() -> dict[str, set[str]]:
+@lru_cache(maxsize=1)
+def _graph() -> dict[str, frozenset[str]]:
+    """module -> the project modules it imports (read once per test process)."""
     modules = {}
     for pkg in PACKAGES:
         for path in (ROOT / pkg).rglob("*.py"):
@@ -47,7 +50,7 @@ def _graph() -> dict[str, set[str]]:
                 if t and t != name and t in modules and not t.endswith("__init__"):
                     if modules[t].name != "__init__.py":
                         deps.add(t)
-        graph[name] = deps
+        graph[name] = frozenset(deps)
     return graph
 
 

@@ -140,7 +140,7 @@ def _run(tiny, cases=CASES, **kw):
     oracle = TinyOracle(tiny["root"], tiny["pkg"], cases)
     data = S.run(package_dir=tiny["dir"], oracle=oracle, operators=OPERATORS,
                  cache_dir=tiny["cache"], equivalent=tiny["eq"], workers=2,
-                 mutant_timeout=1.0, known=lambda cid: True,
+                 mutant_timeout=0.5, known=lambda cid: True,
                  title_of=lambda cid: cid.split(".")[0], **kw)
     return data
 
