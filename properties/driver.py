@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from model.engine import Outcome, apply
 from model.errors import InputProblem
@@ -27,7 +27,7 @@ from model.state import PHASES, PLAYERS, State, from_given, other
 
 from .strategies import RandomChooser, gen_step
 
-__all__ = ["random_given", "random_game", "play_random", "drive", "legal_candidates"]
+__all__ = ["random_given", "random_game", "play_random", "drive", "legal_candidates", "candidates"]
 
 DECK_SIZE = 20
 
@@ -81,22 +81,27 @@ def _next_phase(phase: str) -> str:
 
 def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) -> list[dict[str, Any]]:
     """Steps worth trying now, best first (the first one the engine accepts is taken)."""
+    return list(candidates(state, rng, effects))
+
+
+def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Iterator[dict[str, Any]]:
+    """`legal_candidates` one at a time: a game asks for the next one only when the engine
+    refused the one before (most steps take the first), so the rest is never generated."""
     p, phase = state.active, state.phase
     zs = state.players[p].zones
-    out: list[dict[str, Any]] = []
     if state.pending:
         pend = state.pending
         opts = list(pend.get("options") or [])
         if pend.get("choice") == "muscle_reward":        # 124.4: decided with a value
             n = int(pend.get("count", 0))
             k = rng.randint(0, n)
-            out.append({"choose": {"player": pend["player"], "value": {"draw": k, "vp": n - k}}})
-            return out
-        out.append({"choose": {"player": pend["player"],
-                               "cards": rng.sample(opts, min(int(pend.get("count", 0)), len(opts)))}})
-        return out
+            yield {"choose": {"player": pend["player"], "value": {"draw": k, "vp": n - k}}}
+            return
+        yield {"choose": {"player": pend["player"],
+                          "cards": rng.sample(opts, min(int(pend.get("count", 0)), len(opts)))}}
+        return
     if rng.random() < effects:
-        out.append(gen_step(state, RandomChooser(rng)))
+        yield gen_step(state, RandomChooser(rng))
     if phase in ("main1", "main2"):
         hand = list(zs["hand"])
         rng.shuffle(hand)
@@ -112,14 +117,13 @@ def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) ->
                 if hosts and rng.random() < 0.5:
                     step["targets"] = [rng.choice(hosts)]
             if rng.random() < 0.7:
-                out.append({"play": step})
+                yield {"play": step}
     elif phase == "exchange" and not (state.turn_info.get("acting") or {}).get("active_moved"):
         pool = zs["reserve"] + zs["guard_post"]
         ready = [c for c in pool if state.cards.peek(c).is_creature and state.cards.peek(c).active]
         rng.shuffle(ready)
         post = ready[:3]
-        out.append({"exchange": {"player": p, "guard_post": post,
-                                 "reserve": [c for c in pool if c not in post]}})
+        yield {"exchange": {"player": p, "guard_post": post, "reserve": [c for c in pool if c not in post]}}
     elif phase == "combat" and "combat" not in state.turn_info and zs["guard_post"]:
         opp = other(p)
         guards = list(state.players[opp].zones["guard_post"])
@@ -132,9 +136,8 @@ def legal_candidates(state: State, rng: random.Random, effects: float = 0.25) ->
             else:
                 attacks.append({"attacker": att, "target": opp})
         if len(attackers) >= len(guards):
-            out.append({"attack": {"player": p, "attacks": attacks}})
-    out.append({"advance": {"to": _next_phase(phase)}})
-    return out
+            yield {"attack": {"player": p, "attacks": attacks}}
+    yield {"advance": {"to": _next_phase(phase)}}
 
 
 # A step of a game allocates a few hundred small containers (the state copy, events, the
@@ -181,9 +184,9 @@ def _drive(seed: int, n_steps: int, ruleset: str | Ruleset, effects: float,
     pending: list[dict[str, Any]] = [first]
     attempts = 0
     while len(when) < n_steps and state.result is None and attempts < n_steps * 20:
-        candidates = pending or legal_candidates(state, rng, effects)
+        steps = pending or candidates(state, rng, effects)
         pending = []
-        for step in candidates:
+        for step in steps:
             attempts += 1
             try:
                 out = stepper(state, step, rules, len(when)) if stepper else apply(state, step, rules)
