@@ -618,7 +618,8 @@ def check_numbers(policy: str, *, compute: ComputeFn | None = None, out_dir: Pat
         checks.append(Check(prop, policy, "proved", "ok", ms,
                             f"{n_combos} combinations (multisets of ≤{n_slots} of {n_kinds} effects × "
                             f"built-in {'/'.join(map(str, BUILTINS))}): value and tie agree, one Z3 query "
-                            "per built-in value over the engine's table, 0 mismatches", data={"clauses": clauses}))
+                            "per built-in value over the engine's table, 0 mismatches",
+                            data={"clauses": clauses}))
     else:
         checks.append(Check(prop, policy, "unknown", "FAIL", ms, "solver returned unknown",
                             data={"clauses": clauses}))

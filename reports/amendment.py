@@ -85,10 +85,10 @@ import hashlib
 import json
 import re
 import shutil
-from collections import Counter
-from functools import lru_cache
 import sys
 import tempfile
+from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 

@@ -16,6 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from session_cache import OWNER
+
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=alert(1)> "quoted" \'single\''
 
 
@@ -72,7 +74,7 @@ def _session_lock(name: str) -> Iterator[Path | None]:
     """The session's directory for ``name`` (tests/conftest.py makes one per test session and
     the xdist workers share it), held under an exclusive lock; None without one (no session
     directory, or no ``fcntl``): the caller builds its own."""
-    session = os.environ.get("KODEX_TEST_SESSION_CACHE")
+    session = os.environ.get(OWNER)
     try:
         import fcntl
     except ImportError:
