@@ -9,6 +9,8 @@ taken at least its SP), rb7:lapok-elpusztitasa (destroyed: to the owner's gravey
 """
 from __future__ import annotations
 
+from typing import Collection
+
 from . import keywords, numbers, replacement, stats
 from .game import Game
 from .prohibitions import prohibited
@@ -144,11 +146,17 @@ def life_saving_step(state, verb: str, args: dict) -> bool:
     return False
 
 
-def _safe(card, hosts: frozenset[str]) -> bool:
+# the counters that lower a creature's Ép (stats.COUNTER_BONUS: aging 123.1, weakness 117.4); every
+# other counter leaves it as it is (life, poison, sleep …) or only adds (muscle, strength, level)
+_LOWERING = frozenset(name for name, (_damage, hp) in stats.COUNTER_BONUS.items() if hp < 0)
+
+
+def _safe(card, hosts: Collection[str]) -> bool:
     """Nothing can bring this permanent to 0 Ép / SP (with no effect in force): no wound, no
-    counter, no card sitting on it, a creature's printed Ép above 0 (the defence bonus only adds)."""
+    card sitting on it, a creature's printed Ép above 0 and no counter that lowers it (the defence
+    bonus and the other counters only add, or leave the Ép as it is)."""
     return not card.wounds and card.id not in hosts and (
-        card.kind != "creature" or (not card.counters and (card.base_hp or 0) > 0))
+        card.kind != "creature" or ((card.base_hp or 0) > 0 and _LOWERING.isdisjoint(card.counters)))
 
 
 def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = frozenset()) -> None:

@@ -152,7 +152,7 @@ def _heal_one(g: Game, target: str, amount: int, a: dict[str, Any], by: str) -> 
 
 def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
     """4.12.0: the top card(s) of the player's own deck into the hand; an empty deck gives nothing."""
-    deck = g.player(player).zones["deck"]
+    deck = g.player(player).own_zone("deck")       # the live list: the draws change it
     drawn = 0
     for _ in range(count):
         if not deck:
@@ -173,7 +173,7 @@ def do_draw(g: Game, a: dict[str, Any], by: str) -> None:
 
 def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
     player = _player(a, by)
-    hand = g.player(player).zones["hand"]
+    hand = g.player(player).own_zone("hand")       # the live list: the discards change it
     to = a.get("to", "graveyard")
     if to not in ("graveyard", "void"):
         raise InputProblem(f"to: discard goes to graveyard or void, not {to!r}")

@@ -49,7 +49,7 @@ def _muscle_reward(g: Game, cid: str, player: str, draws: int, vps: int, cause: 
     """124.2–124.3: per muscle counter a draw or 1 VP, carried out together."""
     pl = g.state.players[player]
     g.emit("muscle_reward", card=cid, player=player, draw=draws, vp=vps)
-    deck = pl.zones["deck"]
+    deck = pl.own_zone("deck")                       # the live list: the draws change it
     for _ in range(draws):                                           # 4.12.0: an empty deck gives nothing
         if not deck:
             break

@@ -169,7 +169,7 @@ def terms_for(state: State, target: str, number: str, frozen: Callable[[Card], b
 def card_number(state: State, card: Card, number: str, base: int, builtin: int, policy: str,
                 frozen: Callable[[Card], bool]) -> int:
     """A card's Sebzés (`damage`) or maximum Ép (`hp`) now, before the clamp at 0."""
-    if not state.on_table(card.id) or not continuous.any_in_force(state):
+    if not continuous.any_in_force(state) or not state.on_table(card.id):
         return base + builtin
     terms = terms_for(state, card.id, number, frozen)
     if not terms:

@@ -37,7 +37,6 @@ Clauses:
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from . import keywords, resources, stats
@@ -45,7 +44,7 @@ from .decisions import wait_for_answer
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
-from .state import PERMANENT_KINDS, PLAYERS, State
+from .state import PERMANENT_KINDS, PLAYERS, State, jcopy
 from .zones import Cause, lift, move_card, put_back, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
@@ -306,7 +305,7 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
                     effects: list[dict[str, Any]] | None = None) -> None:
     """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
     with the card as `source`, its player as `by`, "$target" standing for the first target."""
-    steps = copy.deepcopy(card.effects if effects is None else effects)
+    steps = jcopy(card.effects if effects is None else effects)
     keywords.begin_source(g, player)        # hook (keywords): whose source it is, 135.2 / 135.4
     try:
         for i, step in enumerate(steps):

@@ -13,7 +13,7 @@ import copy
 import marshal
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 from .errors import InputProblem
 from .ruleset import Ruleset
@@ -200,6 +200,23 @@ class Player:
     turn: int = 1
     zones: dict[str, list[str]] = field(default_factory=lambda: {z: [] for z in ZONES})
 
+    # the zones whose lists this object owns, or None: all of them (a player never cloned). Not a
+    # field of the dataclass: `State.clone` shares the zone lists between the state and its clone
+    # and gives each side a new, empty set. A list is changed only through `own_zone` (the zone
+    # mover, model/zones.py), which copies a list it does not own first; code that keeps a zone's
+    # list while cards move (a draw loop) takes it from `own_zone` too.
+    owned = None
+
+    def own_zone(self, zone: str) -> list[str]:
+        """The player's list of `zone`, its own (copied first if shared): the list every later
+        change of the zone in this state goes to."""
+        ids = self.zones[zone]
+        owned = self.owned
+        if owned is not None and zone not in owned:
+            ids = self.zones[zone] = list(ids)
+            owned.add(zone)
+        return ids
+
 
 @dataclass
 class State:
@@ -223,22 +240,25 @@ class State:
     # ids of the cards whose data carry continuous or replacement effects (never changes for a
     # card): model/continuous.py looks only at them
     effect_cards: frozenset[str] = frozenset()
-    # the ids of the cards some permanent sits on (`hosts`), computed when first asked; every change
-    # of a zone (model/zones.py) or of an `attached_to` (model/play.py) forgets it
-    hosts_cache: frozenset[str] | None = field(default=None, compare=False, repr=False)
+    # host id → the permanents sitting on it (`sitting`, `hosts`, `attached_to`), computed when first
+    # asked; every change of a zone (model/zones.py) or of an `attached_to` (model/play.py) forgets it
+    hosts_cache: dict[str, tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
 
     def clone(self) -> "State":
         """A copy sharing nothing mutable: `apply` works on it, so a refused step changes nothing.
 
         The cards are shared until first read (`Cards.clone`): each state copies a card when it
-        reads it, so the clone's cost does not grow with the cards a step does not touch."""
+        reads it, so the clone's cost does not grow with the cards a step does not touch. The zone
+        lists are shared until first changed (`Player.own_zone`), by either side."""
         st = object.__new__(State)
         st.__dict__.update(self.__dict__)           # a shallow copy, several times faster than copy.copy
         st.players = {}
         for p, pl in self.players.items():
             npl = object.__new__(Player)
             npl.__dict__.update(pl.__dict__)
-            npl.zones = {z: list(ids) for z, ids in pl.zones.items()}
+            npl.zones = dict(pl.zones)
+            pl.owned = set()                        # the lists are shared now: neither side owns one
+            npl.owned = set()
             st.players[p] = npl
         st.cards = self.cards.clone()
         st.removed = list(self.removed)
@@ -285,18 +305,27 @@ class State:
     def creatures_on_table(self, player: str | None = None) -> Iterator[Card]:
         return (c for c in self.permanents(player) if c.is_creature)
 
-    def hosts(self) -> frozenset[str]:
-        """The ids of the cards that some permanent sits on (`attached_to`)."""
-        if self.hosts_cache is None:
+    def sitting(self) -> dict[str, tuple[str, ...]]:
+        """host id → the permanents sitting on it (`attached_to`), in the order of the zones;
+        computed when first asked and kept until a zone or an `attached_to` changes (`hosts_cache`)."""
+        sitting = self.hosts_cache
+        if sitting is None:
             peek = self.cards.peek
-            self.hosts_cache = frozenset(h for cid in self.permanent_ids()
-                                         if (h := peek(cid).attached_to) is not None)
-        return self.hosts_cache
+            found: dict[str, list[str]] = {}
+            for cid in self.permanent_ids():
+                host = peek(cid).attached_to
+                if host is not None:
+                    found.setdefault(host, []).append(cid)
+            sitting = self.hosts_cache = {host: tuple(ids) for host, ids in found.items()}
+        return sitting
+
+    def hosts(self) -> Collection[str]:
+        """The ids of the cards that some permanent sits on (`attached_to`)."""
+        return self.sitting().keys()
 
     def attached_to(self, card_id: str) -> list[str]:
-        peek = self.cards.peek
-        return [cid for pname in PLAYERS for zone in TABLE_ZONES for cid in self.players[pname].zones[zone]
-                if peek(cid).attached_to == card_id]
+        """The permanents sitting on the card, a new list."""
+        return list(self.sitting().get(card_id, ()))
 
     def permanent_ids(self, player: str | None = None) -> list[str]:
         """The ids of the permanents, a new list (no card is read, so none is copied)."""

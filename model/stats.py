@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from . import numbers
 from .ruleset import Ruleset
-from .state import Card, State
+from .state import TABLE_ZONES, Card, State
 
 # counter -> (damage, hp) per counter
 COUNTER_BONUS = {
@@ -32,21 +32,23 @@ ADVENTURER = "kalandozo"
 def bonuses(state: State, card: Card, rules: Ruleset) -> tuple[int, int]:
     """(damage bonus, hp bonus) the rules give the card now."""
     dmg = hp = 0
-    if not state.on_table(card.id):
+    loc = state.locate(card.id)
+    if loc is None or loc[1] not in TABLE_ZONES:
         return 0, 0
-    if card.is_creature and state.controller(card.id) != state.active:
+    if card.is_creature and loc[0] != state.active:            # loc[0]: the controller (5.6.2)
         dmg += rules.defence_bonus_damage
         hp += rules.defence_bonus_hp
-    for name, n in card.counters.items():
-        bonus = COUNTER_BONUS.get(name)
-        if bonus and n and counter_works(card, name):                   # 132.13 (hook: keywords)
-            dmg += bonus[0] * n
-            hp += bonus[1] * n
-    if card.counters and card.has_subtype(ADVENTURER) and counter_works(card, "level"):
-        n = card.counter("level")  # 125.2
-        dmg += n
-        hp += n
-    for other_id in (state.attached_to(card.id) if card.id in state.hosts() else ()):
+    if card.counters:
+        for name, n in card.counters.items():
+            bonus = COUNTER_BONUS.get(name)
+            if bonus and n and counter_works(card, name):               # 132.13 (hook: keywords)
+                dmg += bonus[0] * n
+                hp += bonus[1] * n
+        if card.has_subtype(ADVENTURER) and counter_works(card, "level"):
+            n = card.counter("level")  # 125.2
+            dmg += n
+            hp += n
+    for other_id in state.sitting().get(card.id, ()):
         b = state.cards.peek(other_id).bonus
         dmg += b.get("damage", 0)
         hp += b.get("hp", 0)

@@ -173,7 +173,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
 
     st.hosts_cache = None                    # the permanents change: who sits on whom is read anew
     if src_zone != "created":
-        st.players[src_player].zones[src_zone].remove(card_id)
+        st.players[src_player].own_zone(src_zone).remove(card_id)
         del st.where[card_id]
     if leaving:
         card.wounds = 0
@@ -183,7 +183,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     if final == "removed":
         st.removed.append(card_id)
     else:
-        ids = st.players[target].zones[final]
+        ids = st.players[target].own_zone(final)
         if final == "deck" and dest not in ("deck_bottom", "deck_shuffle"):   # the top of a deck
             ids.insert(0, card_id)
         elif index is not None:
@@ -228,7 +228,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
 
 def shuffle_deck(g: Game, player: str) -> None:
     """4.15.0, 4.2.1: the deck in a random order, from the state's seeded generator."""
-    g.rng().shuffle(g.player(player).zones["deck"])
+    g.rng().shuffle(g.player(player).own_zone("deck"))
     g.emit("shuffled", player=player)
 
 
@@ -237,7 +237,7 @@ def arrange(g: Game, player: str, zone: str, order: list[str]) -> None:
 
     Only the order changes: `order` must name exactly the cards the zone holds.
     """
-    ids = g.player(player).zones[zone]
+    ids = g.player(player).own_zone(zone)
     if sorted(order) != sorted(ids):
         raise InputProblem(f"{zone}: an arrangement names exactly the cards of {player}'s {zone}")
     ids[:] = list(order)
@@ -246,7 +246,7 @@ def arrange(g: Game, player: str, zone: str, order: list[str]) -> None:
 def lift(g: Game, card_id: str) -> tuple[str, str, int]:
     """4.21.1: a card being played is in no zone while it resolves; returns where it was."""
     player, zone = g.state.locate(card_id)
-    ids = g.state.players[player].zones[zone]
+    ids = g.state.players[player].own_zone(zone)
     index = ids.index(card_id)
     ids.remove(card_id)
     del g.state.where[card_id]
@@ -257,7 +257,7 @@ def lift(g: Game, card_id: str) -> tuple[str, str, int]:
 def put_back(g: Game, card_id: str, spot: tuple[str, str, int]) -> None:
     """Return a lifted card to where it was (before the mover sends it on, e.g. to the graveyard)."""
     player, zone, index = spot
-    ids = g.state.players[player].zones[zone]
+    ids = g.state.players[player].own_zone(zone)
     ids.insert(min(index, len(ids)), card_id)
     g.state.where[card_id] = (player, zone)
     g.state.hosts_cache = None

@@ -287,6 +287,22 @@ def test_a_clone_shares_no_card_with_its_state():
     assert st.locate("c") == ("A", "reserve")
 
 
+def test_a_clone_and_its_state_share_a_zone_list_only_until_either_changes_it():
+    rules = load_ruleset("kodex")
+    st = from_given({"players": {"A": {"deck": ["d1", "d2"], "hand": ["h"]}},
+                     "cards": {c: {"kind": "creature", "damage": 1, "hp": 1} for c in ("d1", "d2", "h")}},
+                    rules)
+    twin = st.clone()
+    twin.players["A"].own_zone("deck").remove("d1")          # the clone's change
+    assert st.players["A"].zones["deck"] == ["d1", "d2"] and twin.players["A"].zones["deck"] == ["d2"]
+    st.players["A"].own_zone("hand").append("d1")            # the state's change, after the clone
+    assert twin.players["A"].zones["hand"] == ["h"] and st.players["A"].zones["hand"] == ["h", "d1"]
+    third = twin.clone()                                     # a clone of a clone: the same, again
+    third.players["A"].own_zone("deck").clear()
+    assert twin.players["A"].zones["deck"] == ["d2"] and st.players["A"].zones["deck"] == ["d1", "d2"]
+    assert twin.players["A"].own_zone("deck") is twin.players["A"].zones["deck"]
+
+
 def test_a_refused_step_leaves_the_given_state_untouched():
     rules = load_ruleset("kodex")
     st = from_given({"players": {"A": {"vp": 1, "reserve": ["c"], "hand": ["s"]}},
