@@ -373,14 +373,15 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
     listed: dict[str, tuple[str, str]] = {}
     for pname in PLAYERS:
         pd = (given.get("players") or {}).get(pname) or {}
+        at = f"/players/{pname}"
         pl = Player(
             name=pname,
-            hp=_int(pd.get("hp", rules.starting_hp), f"/players/{pname}/hp"),
-            max_hp=_int(pd.get("base_max_hp", pd.get("max_hp", rules.max_hp)), f"/players/{pname}/max_hp"),
-            vp=_int(pd.get("vp", rules.starting_vp), f"/players/{pname}/vp"),
-            max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), f"/players/{pname}/max_vp"),
-            components=_int(pd.get("components", 0), f"/players/{pname}/components"),
-            turn=_int(pd.get("turn", 1), f"/players/{pname}/turn"),
+            hp=_int(pd.get("hp", rules.starting_hp), at, "/hp"),
+            max_hp=_int(pd.get("base_max_hp", pd.get("max_hp", rules.max_hp)), at, "/max_hp"),
+            vp=_int(pd.get("vp", rules.starting_vp), at, "/vp"),
+            max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), at, "/max_vp"),
+            components=_int(pd.get("components", 0), at, "/components"),
+            turn=_int(pd.get("turn", 1), at, "/turn"),
         )
         for zone in ZONES:
             ids = list(pd.get(zone) or [])
@@ -467,9 +468,10 @@ KEYWORD_ALIASES = {
 }
 
 
-def _canonical_ability(a: Any, where: str) -> dict[str, Any]:
+def _canonical_ability(a: Any, where: str, i: int) -> dict[str, Any]:
+    """The `i`-th ability of the card at `where`, its keyword spelled the canonical way."""
     if not isinstance(a, dict) or not isinstance(a.get("keyword"), str):
-        raise InputProblem(f"{where}: an ability is a mapping with a `keyword`")
+        raise InputProblem(f"{where}/abilities/{i}: an ability is a mapping with a `keyword`")
     a = dict(a)
     a["keyword"] = KEYWORD_ALIASES.get(a["keyword"], a["keyword"])
     return a
@@ -513,7 +515,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         wounds=_int(d.get("wounds", 0), where, "/wounds"),
         premade=bool(d.get("premade", False)),
         standalone_token=bool(d.get("standalone_token", False)),
-        abilities=[_canonical_ability(a, f"{where}/abilities/{i}") for i, a in enumerate(d.get("abilities") or [])],
+        abilities=[_canonical_ability(a, where, i) for i, a in enumerate(d.get("abilities") or [])],
         attached_to=d.get("attached_to"),
         bonus=_int_map(d.get("bonus"), where, "/bonus"),
         effects=jcopy(list(d["effects"])) if d.get("effects") else [],

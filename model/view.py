@@ -30,8 +30,8 @@ def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
         d["base_damage"] = card.base_damage
         d["base_hp"] = card.base_hp
         d["damage"] = stats.damage(state, card, rules)
-        d["max_hp"] = stats.max_hp(state, card, rules)
-        d["hp"] = stats.current_hp(state, card, rules)
+        top = d["max_hp"] = stats.max_hp(state, card, rules)
+        d["hp"] = None if top is None else top - card.wounds      # stats.current_hp, from that maximum
     if card.components_yield:
         d["components_yield"] = card.components_yield
     d["wounds"] = card.wounds          # 0 off the table: wounds are lost on leaving it
