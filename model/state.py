@@ -435,6 +435,10 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
             waiting.setdefault(c.attached_to, []).append(c)
         else:
             stamp(c)
+    # `stamp` calls itself through its closure cell: function and cell form a reference cycle that
+    # holds this state, so every state built here would wait as garbage for the cycle collector
+    # (random play made several hundred such objects per game); clearing the cell breaks the cycle
+    del stamp
     ring = [c.id for c in perms if c.id not in stamped]
     if ring:                                    # each waits for the other: no order of play gives this
         raise InputProblem(f"/cards/{ring[0]}/attached_to: the attachments of {', '.join(ring)} form a ring")

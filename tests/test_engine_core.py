@@ -329,3 +329,30 @@ def test_attachments_in_a_ring_are_an_input_error():
     given["cards"]["e2"].pop("attached_to")          # a chain, not a ring: e2 first, then e1
     state = from_given(given, load_ruleset("kodex"))
     assert state.cards["e2"].timestamp < state.cards["e1"].timestamp
+
+
+def test_building_a_state_and_playing_it_leave_no_garbage_in_cycles():
+    """Everything from_given and apply build is freed by reference counting: no reference cycle
+    (a state kept alive by one waits for the cycle collector; random play once left several
+    hundred objects per game so, and the collections were 6% of its time)."""
+    import gc
+    rules = load_ruleset("kodex")
+    given = {"players": {"A": {"deck": ["d1", "d2"], "table": ["h", "e1", "e2"]}},
+             "cards": {"d1": {"kind": "creature", "damage": 1, "hp": 1},
+                       "d2": {"kind": "instant", "effects": [{"draw": {"count": 1}}]},
+                       "h": {"kind": "creature", "damage": 1, "hp": 2},
+                       "e2": {"kind": "enchantment", "attached_to": "e1"},   # waits for its host
+                       "e1": {"kind": "enchantment", "attached_to": "h"}}}
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        st = from_given(given, rules)
+        assert st.cards.peek("e2").timestamp > st.cards.peek("e1").timestamp
+        out = apply(st, {"draw": {"player": "A"}}, rules)
+        assert out.refusal is None
+        del st, out
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
