@@ -135,6 +135,9 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         _report_conflicts(g, before)
         open_muscle_decision(g)
     except Refusal as refusal:
+        # the outcome keeps the refusal, not the frames it came through: its traceback leads back
+        # to the caller's frame, which holds the outcome (a reference cycle, for every refused step)
+        refusal.__traceback__ = None
         return Outcome(state=state, events=[], refusal=refusal)
     return Outcome(state=g.state, events=g.events)
 

@@ -113,7 +113,9 @@ def _fill(step: dict[str, Any], subject: str, amount: int | None) -> dict[str, A
         if isinstance(v, dict):
             return {k: sub(x) for k, x in v.items()}
         return v
-    return sub(copy.deepcopy(step))
+    filled = sub(copy.deepcopy(step))
+    del sub             # it calls itself through its closure cell: clearing the cell ends that cycle
+    return filled
 
 
 def would_happen(g: Game, attempt: Callable[[Game], Any]) -> bool:

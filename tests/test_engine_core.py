@@ -332,9 +332,10 @@ def test_attachments_in_a_ring_are_an_input_error():
 
 
 def test_building_a_state_and_playing_it_leave_no_garbage_in_cycles():
-    """Everything from_given and apply build is freed by reference counting: no reference cycle
-    (a state kept alive by one waits for the cycle collector; random play once left several
-    hundred objects per game so, and the collections were 6% of its time)."""
+    """Everything from_given, apply and run_case build is freed by reference counting, refused
+    steps included: no reference cycle (a state kept alive by one waits for the cycle collector;
+    random play once left several hundred objects per game so, the collections were 6% of its
+    time, and a refusal kept its frames, the caller's among them, through its traceback)."""
     import gc
     rules = load_ruleset("kodex")
     given = {"players": {"A": {"deck": ["d1", "d2"], "table": ["h", "e1", "e2"]}},
@@ -351,7 +352,11 @@ def test_building_a_state_and_playing_it_leave_no_garbage_in_cycles():
         assert st.cards.peek("e2").timestamp > st.cards.peek("e1").timestamp
         out = apply(st, {"draw": {"player": "A"}}, rules)
         assert out.refusal is None
-        del st, out
+        no = apply(st, {"play": {"player": "A", "card": "d1"}}, rules)      # d1 is in the deck
+        assert no.refusal is not None and no.refusal.clause == "4.21.0"
+        res = run_case(given, [{"play": {"player": "A", "card": "d1"}}])     # refused, in a run
+        assert res.refused and res.refused["clause"] == "4.21.0"
+        del st, out, no, res
         assert gc.collect() == 0
     finally:
         if was_enabled:
