@@ -24,12 +24,15 @@ How a mutant is run (fast, parallel, incremental):
   timeout*; a child that overruns the mutant's deadline is killed (SIGKILL)
   and counted the same way; both are reported as timeouts.
 - Results are cached (``--cache``, default ``.strength-cache/`` in the working
-  directory) under a key made of the mutated file's SHA-256, the operator and
-  its occurrence. A killed mutant's result stays valid while the case that
-  killed it is unchanged; a surviving (or timed-out) mutant's while the corpus
-  files are unchanged. So after an edit of one engine file only that file's
-  mutants run again, and after new cases only the survivors. (Caveat: an edit
-  of *another* engine file is not part of the key; ``--fresh`` reruns all.)
+  directory) under a key made of the mutated file's SHA-256, the SHA-256 of the
+  whole engine package (every module's name and bytes), the operator and its
+  occurrence. A killed mutant's result stays valid while the case that killed it
+  is unchanged; a surviving (or timed-out) mutant's while the corpus files are
+  unchanged. So after new cases only the survivors run again, and after an edit
+  of any engine file every mutant does: what one module does depends on the
+  others (when model/state.py began to hand out its own phase names, nine
+  ``is`` mutants of other files that a case had once killed became equivalent;
+  a key of the mutated file alone kept their old verdicts, and the score 100%).
 
 Each mutant is mapped to the clauses its code implements, with the kit's
 traceability (clause ids in ``model/`` docstrings, read with ``ast``): the ids
@@ -68,7 +71,7 @@ DEFAULT_MODEL = ROOT / "model"
 DEFAULT_EQUIVALENT = Path(__file__).resolve().parent / "strength_equivalent.yaml"
 DEFAULT_CACHE = ".strength-cache"
 SCHEMA = "hkk-strength/1"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 GOAL_OVERALL = 95.0
 GOAL_TITLE = 85.0
 
@@ -110,13 +113,15 @@ class Mutant:
     equivalent_reason: str | None = None
     equivalent_by: str | None = None   # "rule" (a class of the equivalence file) or "declaration" (one by one)
 
+    package_sha: str = ""      # the whole engine package (package_digest): part of the cache key
+
     @property
     def id(self) -> str:
         return f"{self.file}:{self.line}:{self.operator}#{self.occurrence}"
 
     @property
     def key(self) -> str:
-        return hashlib.sha256(f"{CACHE_VERSION}|{self.file_sha}|{self.operator}|"
+        return hashlib.sha256(f"{CACHE_VERSION}|{self.file_sha}|{self.package_sha}|{self.operator}|"
                               f"{self.occurrence}".encode()).hexdigest()
 
 
@@ -124,6 +129,15 @@ def _sha(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8")
     return hashlib.sha256(data).hexdigest()
+
+
+def package_digest(package_dir: Path) -> str:
+    """SHA-256 of every module of the package (names and bytes): a mutant's verdict depends on
+    the modules it was not made in too."""
+    h = hashlib.sha256()
+    for path in sorted(Path(package_dir).glob("*.py")):
+        h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def operator_names(select_: Iterable[str] | None = None) -> list[str]:
@@ -308,6 +322,7 @@ def enumerate_mutants(package_dir: Path, operators: list[str],
     rel_to = (rel_to or package_dir.parent).resolve()
     ops = [(name, plugins.get_operator(name)()) for name in operators]
     wanted = {str(Path(f)) for f in files} if files else None
+    package_sha = package_digest(package_dir)
     out: list[Mutant] = []
     for path in sorted(package_dir.glob("*.py")):
         rel = path.relative_to(rel_to).as_posix()
@@ -330,7 +345,7 @@ def enumerate_mutants(package_dir: Path, operators: list[str],
                                       operator=name, occurrence=occurrence, line=line, col=col,
                                       function=function, clauses=clauses, mapped_by=how,
                                       annotation=cmap.in_annotation(line, col),
-                                      raises=cmap.raising(line, col)))
+                                      raises=cmap.raising(line, col), package_sha=package_sha))
                     occurrence += 1
     return out
 

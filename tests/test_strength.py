@@ -380,6 +380,18 @@ def test_an_edited_file_runs_again_and_a_changed_killer_too(tiny):
     assert _by(third, "cap", "Gt_Lt")["status"] == S.KILLED
 
 
+def test_an_edit_of_another_module_runs_every_mutant_again(tiny):
+    """A verdict depends on the modules the mutant was not made in too: editing one of them
+    (here the package's __init__) leaves no cached verdict standing."""
+    first = _run(tiny)
+    assert first["timing"]["ran"] == 4
+    (tiny["dir"] / "__init__.py").write_text("# edited\n", encoding="utf-8")
+    again = _run(tiny)
+    assert again["timing"]["ran"] == 4
+    assert not any(m["cached"] for m in again["mutants"])
+    assert again["overall"] == first["overall"]
+
+
 def test_equivalent_but_killed_is_a_problem(tiny):
     tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace(
         "x >= limit", "x < limit"), encoding="utf-8")
