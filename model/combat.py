@@ -106,9 +106,9 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
     per_defender: dict[str, int] = {}
     for x in attacks:
         att, tgt = x.get("attacker"), x.get("target")
-        g.card(att)
+        g.peek(att)
         if tgt not in PLAYERS:
-            g.card(tgt)
+            g.peek(tgt)
         if att in seen_attackers:
             g.refuse(C_DECLARE, f"{att} is named twice: a creature attacks one target")
         seen_attackers.append(att)
@@ -119,7 +119,7 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
             if tgt != opp:
                 g.refuse(C_DECLARE, f"{att} may attack {opp}, not {tgt}", also=("5.4.2",))
         else:
-            tc = st.cards[tgt]
+            tc = st.cards.peek(tgt)
             if tc.is_creature:
                 if tgt not in opp_guards:
                     g.refuse("5.4.2", f"{tgt} is not in {opp}'s guard post: only guard-post creatures "
@@ -215,7 +215,7 @@ def _amount(g: Game, striker: Card, target: str) -> int:
     st = g.state
     dmg = stats.damage(st, striker, g.rules) or 0
     if target not in PLAYERS:
-        tc = st.cards[target]
+        tc = st.cards.peek(target)
         if stats.has_ability(tc, "magic_defense") and not stats.has_ability(striker, "magic_attack"):
             return 0                                           # 131.1
     return dmg
@@ -224,7 +224,7 @@ def _amount(g: Game, striker: Card, target: str) -> int:
 def _target_still_there(st: State, target: str, side: str) -> bool:
     if target in PLAYERS:
         return True
-    tc = st.cards[target]
+    tc = st.cards.peek(target)
     if tc.is_creature:
         return target in st.players[side].zones["guard_post"]
     return target in st.players[side].zones["table"] and tc.active
@@ -249,11 +249,11 @@ def strike(g: Game, window: bool = False) -> None:
         dd = rec["direct_damage"].get(att)
         if dd is not None and dd != tgt:
             continue
-        hits.append((att, tgt, _amount(g, st.cards[att], tgt), False))
+        hits.append((att, tgt, _amount(g, st.cards.peek(att), tgt), False))
     defenders: list[str] = []
     for x in rec["attacks"]:
         t = x["target"]
-        if t not in PLAYERS and st.cards[t].is_creature and t not in defenders:
+        if t not in PLAYERS and st.cards.peek(t).is_creature and t not in defenders:
             defenders.append(t)
     for d in defenders:
         if d not in st.players[opp].zones["guard_post"]:
@@ -261,16 +261,16 @@ def strike(g: Game, window: bool = False) -> None:
         at = rec["strike_back"].get(d) or rec["direct_damage"].get(d) or attackers_of(st, d)[0]
         if at not in guards:
             continue
-        hits.append((d, at, _amount(g, st.cards[d], at), True))
+        hits.append((d, at, _amount(g, st.cards.peek(d), at), True))
     st.turn_info["in_strike"] = True
     try:
         for striker, target, amount, back in hits:
             g.emit("strike", attacker=striker, target=target, amount=amount, back=True if back else None)
             deal_damage(g, target, amount, None, source=striker, combat=True)
         for striker, target, _amount_, _back in hits:                  # 135.1
-            if target in PLAYERS or not st.cards[target].is_creature or not st.on_table(target):
+            if target in PLAYERS or not st.cards.peek(target).is_creature or not st.on_table(target):
                 continue
-            sc = st.cards[striker]
+            sc = st.cards.peek(striker)
             n = sum(int(ab.get("x", 1)) for ab in sc.abilities if ab.get("keyword") == "poison") \
                 if stats.has_ability(sc, "poison") else 0
             if n:

@@ -43,9 +43,15 @@ class Game:
         raise Refusal(clause, message, also)
 
     # -- lookups -------------------------------------------------------------
-    def card(self, card_id: Any) -> Card:
+    def peek(self, card_id: Any) -> Card:
+        """The card, not copied (`Cards.peek`): only for reading; an unknown id is an input problem."""
         if not isinstance(card_id, str) or card_id not in self.state.cards:
             raise InputProblem(f"unknown card {card_id!r}")
+        return self.state.cards.peek(card_id)
+
+    def card(self, card_id: Any) -> Card:
+        """The card as this step's state owns it (copied when first read): the one to change."""
+        self.peek(card_id)
         return self.state.cards[card_id]
 
     def player(self, name: Any) -> Player:

@@ -297,10 +297,13 @@ class State:
         return loc[0] if loc and loc[1] in TABLE_ZONES else None
 
     def permanents(self, player: str | None = None) -> Iterator[Card]:
+        """The permanents' cards, not copied (`Cards.peek`): only for reading. (from_given stamps
+        the ones of the state it builds: that state's cards are its own, never shared yet.)"""
+        peek = self.cards.peek
         for pname in (player,) if player else PLAYERS:
             for zone in TABLE_ZONES:
                 for cid in self.players[pname].zones[zone]:
-                    yield self.cards[cid]
+                    yield peek(cid)
 
     def creatures_on_table(self, player: str | None = None) -> Iterator[Card]:
         return (c for c in self.permanents(player) if c.is_creature)

@@ -67,7 +67,7 @@ def _preparation(g: Game) -> None:
     st = g.state
     p = st.active
     pl = st.players[p]
-    reserve_creatures = sum(1 for cid in pl.zones["reserve"] if st.cards[cid].is_creature)
+    reserve_creatures = sum(1 for cid in pl.zones["reserve"] if st.cards.peek(cid).is_creature)
     income = g.rules.vp_income_for(pl.turn) + reserve_creatures // g.rules.reserve_creatures_per_vp
     resources.gain_vp(g, p, income)                               # 3.13, 3.18
     delayed.due(g, "preparation", p)                              # 114: resources delayed to now
@@ -235,7 +235,7 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
                               f"size {size}: the exchange must bring it back to {size}; {len(post)} named")
         g.refuse("5.4.3", f"at most {size} creatures stand in the guard post; {len(post)} named")
     for cid in post:
-        if cid in pl.zones["reserve"] and not st.cards[cid].active:
+        if cid in pl.zones["reserve"] and not st.cards.peek(cid).active:
             g.refuse("5.4.5", f"{cid} is passive: a passive creature cannot enter the guard post")
     for cid in reserve:                                          # withdrawals first, then entries
         if cid in pl.zones["guard_post"]:
