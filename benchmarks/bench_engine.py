@@ -271,7 +271,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--json", action="store_true", help="print one JSON line of figures")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per rate (the median is kept)")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs per rate (the median is kept; default 5: this project's machine "
+                         "slows down by up to a third for minutes at a time, and a median of three "
+                         "caught such a spell with two runs)")
     ap.add_argument("--cases-only", action="store_true",
                     help="only the case loops (in-process, protocol, --jobs 2): one JSON line")
     ap.add_argument("--corpus-scaling", metavar="N,M", default=None,
