@@ -16,7 +16,10 @@ Subcommands:
 [--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N]``
     run cases in-process (reference engine) or through an implementation
     speaking protocol 1 (``--jobs N``: N programs of it, each served a share
-    of the cases; the results are the same, in the same order).
+    of the cases; the results are the same, in the same order). In-process,
+    ``--jobs N`` runs the cases in N worker processes (conformance/parallel.py;
+    default: one per core, at most 8, for 256 cases or more), the results the
+    same, in the same order.
     Exit status (docs/spec/hkk-results.md):
     0 every selected case that ran passed (skips and xfails allowed) and at
     least one was tested; 1 a fail, error, timeout or xpass; 2 invalid input
@@ -582,13 +585,10 @@ def cmd_run(args) -> int:
                           soft_wrap=True)
             return EXIT_INPUT
     impl = None
-    if args.jobs > 1 and not args.impl:
-        console.print(Text(f"--jobs {args.jobs}: in-process runs use one process "
-                           "(--jobs applies to --impl)", style="dim"))
     if args.impl:
         impl, reason = _open_impl(args.impl, args.timeout, console,
                                   max_restarts=args.max_restarts,
-                                  stderr_path=_stderr_log_for(args.json), jobs=args.jobs)
+                                  stderr_path=_stderr_log_for(args.json), jobs=args.jobs or 1)
         if impl is None:
             report = unavailable_report(cases, reason, args.ruleset, args.impl)
             if args.json:
@@ -609,8 +609,10 @@ def cmd_run(args) -> int:
     stream = outputs.NdjsonStream(args.ndjson) if args.ndjson else None
     t0 = time.perf_counter()
     try:
+        from conformance.parallel import default_jobs
+        jobs = args.jobs or (1 if impl is not None else default_jobs(len(cases)))
         report = run_cases(cases, ruleset=args.ruleset, impl=impl, xfail=xfail, progress=True,
-                           timeout=args.timeout or DEFAULT_TIMEOUT,
+                           timeout=args.timeout or DEFAULT_TIMEOUT, jobs=jobs,
                            on_outcome=lambda oc: (print_outcome(console, oc, catalog, args.quiet),
                                                   stream and stream.case(oc)))
         if stream is not None:
@@ -849,9 +851,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
     s.add_argument("--shard", metavar="K/N", type=shard_value,
                    help="run only the K-th of N stable slices of the selection (by case id)")
-    s.add_argument("--jobs", metavar="N", type=jobs_value, default=1,
+    s.add_argument("--jobs", metavar="N", type=jobs_value, default=None,
                    help="with --impl: run N programs of the implementation, each served a "
-                        "share of the cases (default 1; the results are the same)")
+                        "share of the cases (default 1); in-process: run the cases in N worker "
+                        "processes (default: one per core, at most 8, for 256 cases or more; "
+                        "else 1). The results are the same")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("serve", help="speak protocol 1 on stdin/stdout with the reference engine")

@@ -408,6 +408,14 @@ def _new_outcome(case) -> CaseOutcome:
                        also=list(case.also or []), observes=observations_of(case.then))
 
 
+def _lost(case, reason: str) -> CaseOutcome:
+    """The outcome of a case whose worker process ended before reporting it (conformance.parallel)."""
+    oc = _new_outcome(case)
+    oc.outcome = "error"
+    oc.message = reason
+    return oc
+
+
 def _harness_fault(oc: CaseOutcome, exc: Exception) -> None:
     oc.outcome = "error"
     oc.message = f"{type(exc).__name__}: {exc}"
@@ -530,13 +538,16 @@ class _Progress:
 def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
               xfail: dict[str, str] | str | Path | None = None, progress: bool = True,
               *, timeout: float | None = DEFAULT_TIMEOUT,
-              on_outcome: Callable[[CaseOutcome], None] | None = None) -> RunReport:
+              on_outcome: Callable[[CaseOutcome], None] | None = None,
+              jobs: int = 1) -> RunReport:
     """Run every case; one outcome per case, in order.
 
     ``xfail``: a mapping from :func:`load_xfail` or a path to such a file.
     ``timeout``: per-case deadline for in-process runs (SIGALRM, main thread
     only); the ProtocolClient has its own. ``on_outcome`` is called after each
-    case (the CLI prints verdicts with it).
+    case (the CLI prints verdicts with it). ``jobs`` > 1 (in-process runs only, where
+    ``fork`` exists): the cases run in that many worker processes
+    (``conformance.parallel``), the outcomes still in order.
     """
     cases = list(cases)
     if isinstance(xfail, (str, Path)):
@@ -544,12 +555,17 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     started = _now()
     t0 = time.perf_counter()
     implementation = dict(impl.implementation or {}) if impl is not None else _reference_info()
-    bar = _Progress(len(cases), progress)
-    outcomes: list[CaseOutcome] = []
     if impl is not None and hasattr(impl, "run_many"):
         each = _run_pipelined(cases, ruleset, impl)
+    elif impl is None and jobs > 1 and len(cases) > 1:
+        from conformance import parallel
+        # forked before the progress bar starts its thread: a worker gets no thread's locks
+        each = parallel.run_forked(cases, lambda case: run_one(case, ruleset, None, timeout=timeout),
+                                   jobs, _lost)
     else:
         each = (run_one(case, ruleset, impl, timeout=timeout) for case in cases)
+    bar = _Progress(len(cases), progress)
+    outcomes: list[CaseOutcome] = []
     try:
         for oc in each:                      # one outcome per case, in order
             apply_xfail(oc, xfail)
