@@ -350,9 +350,7 @@ def _main(args, cache_dir: str) -> int:
     proc_row = {"name": f"kodex run -q, whole process (cold {process['cold_s']:.2f} s)",
                 "steps": process["cases"], "seconds": process["warm_s"],
                 "rate": process["cases"] / process["warm_s"], "peak": 0}
-    proc_s_row = {"name": f"kodex run -q, whole process, {process['cases']} cases, seconds",
-                  "steps": process["cases"], "seconds": process["warm_s"],
-                  "rate": process["cases"] / process["warm_s"], "peak": 0}
+    proc_s_row = {**proc_row, "name": f"kodex run -q, whole process, {process['cases']} cases, seconds"}
     games_row = {"name": f"random full games ({args.games})", "steps": args.games,
                  "seconds": driver["seconds"], "rate": figures["games_per_s"], "peak": driver["peak"]}
     scale_row = {"name": f"10x corpus: time per case / 1x ({figures['scaling_10x']:.2f})", "steps": 0,

@@ -57,6 +57,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from conformance import parallel
 from conformance.profiles import ALL as ALL_OBSERVATIONS
 from conformance.profiles import missing as missing_observations
 from conformance.profiles import observes as observations_of
@@ -557,8 +558,7 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     implementation = dict(impl.implementation or {}) if impl is not None else _reference_info()
     if impl is not None and hasattr(impl, "run_many"):
         each = _run_pipelined(cases, ruleset, impl)
-    elif impl is None and jobs > 1 and len(cases) > 1:
-        from conformance import parallel
+    elif impl is None and jobs > 1 and len(cases) > 1 and parallel.available():
         # forked before the progress bar starts its thread: a worker gets no thread's locks
         each = parallel.run_forked(cases, lambda case: run_one(case, ruleset, None, timeout=timeout),
                                    jobs, _lost)

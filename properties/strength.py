@@ -131,13 +131,18 @@ def _sha(data: bytes | str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def package_digest(package_dir: Path) -> str:
-    """SHA-256 of every module of the package (names and bytes): a mutant's verdict depends on
-    the modules it was not made in too."""
+def files_digest(paths: Iterable[Path]) -> str:
+    """SHA-256 of the files' names and bytes, in sorted order."""
     h = hashlib.sha256()
-    for path in sorted(Path(package_dir).glob("*.py")):
+    for path in sorted(Path(p).resolve() for p in paths):
         h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def package_digest(package_dir: Path) -> str:
+    """SHA-256 of every module of the package: a mutant's verdict depends on the modules it was
+    not made in too."""
+    return files_digest(Path(package_dir).glob("*.py"))
 
 
 def operator_names(select_: Iterable[str] | None = None) -> list[str]:
@@ -516,10 +521,7 @@ class CorpusOracle:
         files, missing = expand_paths(self.paths)
         if missing:
             raise SystemExit("kodex strength: " + "; ".join(missing))
-        h = hashlib.sha256()
-        for f in sorted(Path(x).resolve() for x in files):
-            h.update(str(f.name).encode() + b"\0" + f.read_bytes() + b"\0")
-        self.corpus_digest = h.hexdigest()
+        self.corpus_digest = files_digest(Path(x) for x in files)
         cases, errors = load_cases(self.paths)
         if errors:
             raise SystemExit("kodex strength: the corpus does not load:\n" + "\n".join(errors[:20]))
