@@ -13,7 +13,7 @@ Subcommands:
     load and validate cases without running them; exit 2 on input errors.
 ``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
 [--json FILE] [--xfail FILE] [--timeout S] [--max-restarts N] [-q] [--coverage]
-[--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N]``
+[--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N] [--fail-on-skip]``
     run cases in-process (reference engine) or through an implementation
     speaking protocol 1 (``--jobs N``: N programs of it, each served a share
     of the cases; the results are the same, in the same order). In-process,
@@ -27,7 +27,9 @@ Subcommands:
     matches no case, an ``--xfail`` entry that matches no case, a bad option);
     3 the implementation could not be started or the harness gave up on it
     (cases not run; ``--json`` still writes the results, saying so); 4 nothing
-    was tested (every selected case was skipped). ``--coverage`` prints the
+    was tested (every selected case was skipped), or — with ``--fail-on-skip`` —
+    any case was skipped. The headline says how many cases got a verdict, and
+    the skipped cases are summed up by reason (``feature:…``, ``verb:…``, …). ``--coverage`` prints the
     coverage per Kódex title and part after the run into ``reports/`` of the
     working directory. ``--shard K/N`` runs only the K-th of N slices of the
     selection (a stable hash of each case id: a case keeps its slice when
@@ -85,7 +87,7 @@ from rich.table import Table
 from rich.text import Text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_NOTHING_TESTED = 0, 1, 2, 3, 4
 
 STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
          "timeout": "bold magenta", "skip": "yellow", "xfail": "cyan",
@@ -316,7 +318,10 @@ def print_outcome(console: Console, oc, catalog, quiet: bool = False) -> None:
             console.print(Text(f"{pad}| {safe_text(t)}", style="dim"), soft_wrap=True)
 
 
-def totals_text(totals: dict, seconds: float) -> Text:
+def totals_text(totals: dict, seconds: float | None = None) -> Text:
+    """``2191 cases: 1906 passed, 285 skipped (87.0% with a verdict) in 1.20s``: every summary
+    says how many cases got a verdict beside what passed (docs/spec/hkk-results.md)."""
+    from conformance.runner import verdict_share
     names = [("pass", "passed"), ("fail", "failed"), ("error", "errors"),
              ("timeout", "timeouts"), ("skip", "skipped"), ("xfail", "xfailed"),
              ("xpass", "xpassed"), ("not_run", "NOT RUN")]
@@ -328,8 +333,23 @@ def totals_text(totals: dict, seconds: float) -> Text:
         if i:
             t.append(", ")
         t.append(s, style=style)
-    t.append(f" in {seconds:.2f}s")
+    share = verdict_share(totals)
+    if share is not None:
+        t.append(f" ({100 * share:.1f}% with a verdict)",
+                 style="bold yellow" if share < 1 else "")
+    if seconds is not None:
+        t.append(f" in {seconds:.2f}s")
     return t
+
+
+def print_skip_reasons(console: Console, reasons: dict[str, int], limit: int = 12) -> None:
+    """What kept the skipped cases from a verdict, the largest first: what to build next."""
+    if not reasons:
+        return
+    shown = list(reasons.items())[:limit]
+    rest = len(reasons) - len(shown)
+    console.print(Text("skipped, by reason: " + ", ".join(f"{safe_text(r, 80)} {n}" for r, n in shown)
+                       + (f" … and {rest} more" if rest > 0 else ""), style="yellow"), soft_wrap=True)
 
 
 # --------------------------------------------------------------------------
@@ -605,6 +625,9 @@ def cmd_run(args) -> int:
                            style="dim"))
         if impl.profile_declared:
             console.print(Text("declared profile: " + ", ".join(impl.profile), style="dim"))
+        if getattr(impl, "features_declared", False):
+            console.print(Text("declared features: " + (", ".join(impl.features) or "none"),
+                               style="dim"))
     from conformance import outputs
     stream = outputs.NdjsonStream(args.ndjson) if args.ndjson else None
     t0 = time.perf_counter()
@@ -625,6 +648,7 @@ def cmd_run(args) -> int:
     if args.junit:
         outputs.write_junit(args.junit, report)
     console.print(totals_text(report.totals, time.perf_counter() - t0))
+    print_skip_reasons(console, report.skip_reasons())
     if args.quiet and report.totals.get("skip"):
         console.print(Text(f"({report.totals['skip']} skipped cases not listed: -q)",
                            style="dim"))
@@ -654,7 +678,12 @@ def cmd_run(args) -> int:
         cov.print_table(data, console)
         md, js = cov.write_reports(data, Path("reports"))
         console.print(Text(f"written: {md}, {js}", style="dim"))
-    return run_exit_code(report, bool(errors))
+    code = run_exit_code(report, bool(errors))
+    if args.fail_on_skip and code == EXIT_OK and report.totals.get("skip"):
+        console.print(Text(f"SKIPPED WORK: {report.totals['skip']} case(s) were skipped "
+                           "(--fail-on-skip): exit 4", style="bold red"))
+        return EXIT_NOTHING_TESTED
+    return code
 
 
 def _print_profiles(console: Console, report) -> None:
@@ -849,6 +878,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-q", "--quiet", action="store_true",
                    help="print only the cases that did not pass and were not skipped")
     s.add_argument("--coverage", action="store_true", help="print the coverage summary after")
+    s.add_argument("--fail-on-skip", action="store_true",
+                   help="exit 4 when any case was skipped (instead of 0), so that skipped work "
+                        "never passes for done")
     s.add_argument("--shard", metavar="K/N", type=shard_value,
                    help="run only the K-th of N stable slices of the selection (by case id)")
     s.add_argument("--jobs", metavar="N", type=jobs_value, default=None,

@@ -67,13 +67,12 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.events import (AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
                          SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 
+from conformance.safe_yaml import Loader  # re-exported: the kit's one safe loader
 from conformance.verbs import ALL_VERBS, CARD_TYPES, PLAYERS, ZONES
 
 FORMAT = "hkk-case/1"
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
-
-Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _YAML = "tag:yaml.org,2002:"
 SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map"))

@@ -1,7 +1,7 @@
 """Matching a case's ``then`` against what an implementation returned.
 
 Implements docs/spec/hkk-case-format.md, "Expectations (`then`)", with the
-error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
+refusal clauses of docs/spec/hkk-refusals.md:
 
 * a mapping matches when every key it names matches (keys it does not name
   are not checked); a list matches only the same items in the same order
@@ -18,10 +18,11 @@ error-clause ancestor rule of docs/engine-semantics.md ("Refusals"):
 * ``no_events``: no observed event may match any of the patterns (what must
   not happen, project addition change 13);
 * ``error``: ``true`` or ``{clause, step}``; ``step`` defaults to the last
-  step; the expected clause matches the refusing clause (or, when the
-  refusal names several in ``clauses``, any of them) or any ancestor of
-  it by dotted components (``4.8`` matches ``4.8.4``, not ``4.80``). When
-  ``then`` names no ``error``, every step must have been accepted;
+  step; the expected clause matches the refusing clause, or a co-clause the
+  refusal lists in ``clauses`` and the refusal table (conformance/refusals.yaml,
+  docs/spec/hkk-refusals.md) names beside it for the refused step's verb, or
+  an ancestor of either by dotted components (``4.8`` matches ``4.8.4``, not
+  ``4.80``). When ``then`` names no ``error``, every step must have been accepted;
 * ``result``: ``ongoing``, ``{winner: A}`` or ``{draw: true}``.
 
 :func:`observed_view` builds what ``then`` is matched against;
@@ -33,7 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Difference", "observed_view", "first_difference", "clause_matches", "matches"]
+__all__ = ["Difference", "observed_view", "first_difference", "clause_matches", "matches",
+           "accepted_clauses", "step_verbs"]
 
 
 class _Missing:
@@ -275,7 +277,8 @@ def clause_matches(expected: Any, actual: Any) -> bool:
     return a == e or a.startswith(e + ".")
 
 
-def _match_error(exp: Any, observed: dict, n_steps: int) -> Difference | None:
+def _match_error(exp: Any, observed: dict, n_steps: int,
+                 step_verbs: list[str] | None = None) -> Difference | None:
     refused = observed.get("error")
     if exp is None or exp is False:
         if refused:
@@ -292,12 +295,34 @@ def _match_error(exp: Any, observed: dict, n_steps: int) -> Difference | None:
     if refused.get("step") != want["step"]:
         return Difference("/error/step", want["step"], refused.get("step"),
                           f"a different step was refused (under {refused.get('clause')})")
-    refusing = refused.get("clauses") or [refused.get("clause")]
-    if "clause" in want and not any(clause_matches(want["clause"], c) for c in refusing):
+    if "clause" in want and not any(clause_matches(want["clause"], c)
+                                    for c in accepted_clauses(refused, step_verbs)):
         return Difference("/error/clause", want["clause"], refused.get("clause"),
-                          "refused under another clause (the expected clause must equal it "
-                          "or be an ancestor)")
+                          "refused under another clause (the expected clause must equal it or be "
+                          "an ancestor, or of a co-clause the refusal table lists for it: "
+                          "docs/spec/hkk-refusals.md)")
     return None
+
+
+def step_verbs(when: list | None) -> list[str]:
+    """The verb of each step of a case's ``when`` ("" for a step that is not a one-verb mapping)."""
+    return [next(iter(st)) if isinstance(st, dict) and len(st) == 1 else "" for st in when or []]
+
+
+def accepted_clauses(refused: dict, step_verbs: list[str] | None) -> list[str]:
+    """The clauses an expected ``error.clause`` is matched against (docs/spec/hkk-refusals.md):
+    ``refused.clause``, and those entries of ``refused.clauses`` that the refusal table lists as
+    co-clauses of it for the verb of the refused step. Nothing else a refusal lists is searched;
+    without the steps' verbs only ``refused.clause`` counts."""
+    clause = refused.get("clause")
+    out = [clause]
+    step = refused.get("step")
+    if step_verbs and isinstance(step, int) and not isinstance(step, bool) \
+            and 0 <= step < len(step_verbs) and isinstance(clause, str):
+        from conformance.refusals import accepted_alternatives
+        allowed = accepted_alternatives(step_verbs[step], clause)
+        out.extend(c for c in refused.get("clauses") or [] if c in allowed)
+    return out
 
 
 def _brief(refused: dict) -> dict:
@@ -307,14 +332,16 @@ def _brief(refused: dict) -> dict:
 # --------------------------------------------------------------------------
 # the entry point
 
-def first_difference(then: dict, observed: dict, n_steps: int) -> Difference | None:
+def first_difference(then: dict, observed: dict, n_steps: int,
+                     step_verbs: list[str] | None = None) -> Difference | None:
     """The first way ``observed`` fails ``then`` (None when it matches).
 
     The refusal is checked first (an unexpected refusal explains any other
-    difference), then the keys of ``then`` in their order.
+    difference), then the keys of ``then`` in their order. ``step_verbs``: the
+    verbs of the case's steps, for the co-clauses of a refusal (:func:`accepted_clauses`).
     """
     then = then or {}
-    d = _match_error(then.get("error"), observed, n_steps)
+    d = _match_error(then.get("error"), observed, n_steps, step_verbs)
     if d is not None:
         return d
     for key, exp in then.items():

@@ -118,6 +118,20 @@ def junit_xml(outcomes: Iterable[Any], *, name: str = "kodex", implementation: d
                                message=_x(message or diff or outcome))
             el.text = _x(body)
     seconds = (duration_ms if duration_ms is not None else total_ms) / 1000
+    # how many cases got a verdict, beside the counts (docs/spec/hkk-results.md): a CI page
+    # that shows only "0 failures" must not hide that most of the cases were skipped
+    from conformance.runner import skip_reasons, tally, verdict_count, verdict_share
+    totals = tally(str(c.get("outcome")) for c in cases)
+    share = verdict_share(totals)
+    props = suite.find("properties")
+    if props is None:
+        props = ET.Element("properties")
+        suite.insert(0, props)
+    ET.SubElement(props, "property", name="kodex.verdicts",
+                  value=f"{verdict_count(totals)} of {len(cases)} cases got a verdict"
+                        + (f" ({100 * share:.1f}%)" if share is not None else ""))
+    for reason, n in skip_reasons(cases).items():
+        ET.SubElement(props, "property", name=_x(f"kodex.skipped.{reason}"), value=str(n))
     for k, v in counts.items():
         suite.set(k, str(v))
         suites.set(k, str(v))

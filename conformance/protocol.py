@@ -27,9 +27,12 @@ for the next one. The harness gives up only when ``max_restarts`` cases in a
 row have crashed, hung or answered garbage (a good reply resets the count) or
 when the program cannot be started again: :attr:`ProtocolClient.gave_up`
 then says why and after which case, and every remaining case is *not run*
-(the runner's ``not_run`` outcome). A harness reply is
-``{"seq": n, "harness": {"outcome": "timeout"|"error"|"not_run", "message": ...}}``
-(this key is the harness's own, never sent by an implementation).
+(the runner's ``not_run`` outcome). The harness's own verdict on a case is a
+:class:`HarnessVerdict` (outcome ``timeout``, ``error`` or ``not_run``), never a
+dict: nothing an implementation sends can be taken for one. A reply that carries
+a key only the harness writes (:data:`HARNESS_KEYS`: ``outcome``, ``verdict``,
+``harness``, ``difference`` …) is malformed (``error`` for that case): only the
+harness judges.
 
 Requests in flight (``docs/spec/hkk-protocol-additions.md``, "Requests in
 flight"): when the ``hello`` reply declares ``pipeline: N``, up to
@@ -48,7 +51,8 @@ them again alone, so that it falls on the case that causes it
 flight is lost: when the harness gives up, it is not run.
 
 The ``hello`` reply may declare the implementation's conformance ``profile``:
-which observations it supports (``conformance.profiles``); absent means all.
+which observations it supports (``conformance.profiles``), and its ``features``:
+which parts of the rules it implements (``conformance.features``); absent means all.
 
 :func:`interpret_reply` maps a reply to what the runner does with it:
 ``state`` → the observed state is matched against ``then`` (the harness never
@@ -69,9 +73,10 @@ import subprocess
 import time
 import weakref
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from conformance import profiles
+from conformance import features, profiles
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_RESTARTS = 10   # cases in a row that may crash, hang or answer garbage
@@ -519,6 +524,8 @@ class ProtocolClient:
         self.formats: list[str] = [CASE_FORMAT]
         self.profile: list[str] = list(profiles.ALL)
         self.profile_declared = False
+        self.features: list[str] = list(features.FEATURES)
+        self.features_declared = False
         self.pipeline = 1                  # requests in flight the program accepts (hello)
         self.window_cap = max(1, int(window if window is not None else DEFAULT_WINDOW))
         self.pipeline_failures = 0         # failures with several requests in flight
@@ -649,6 +656,18 @@ class ProtocolClient:
                                     f"observations {unknown} (known: {', '.join(profiles.ALL)})")
             self.profile = [x for x in profiles.ALL if x in declared]
             self.profile_declared = True
+        declared = reply.get("features")
+        if declared is not None:
+            if not isinstance(declared, list) or not all(isinstance(x, str) for x in declared):
+                raise ProtocolError(f"{self.command!r}: hello `features` must be a list of "
+                                    f"strings (some of {', '.join(features.FEATURES)}), "
+                                    f"not {declared!r}")
+            unknown = [x for x in declared if x not in features.FEATURES]
+            if unknown:
+                raise ProtocolError(f"{self.command!r}: hello `features` names unknown "
+                                    f"features {unknown} (known: {', '.join(features.FEATURES)})")
+            self.features = [x for x in features.FEATURES if x in declared]
+            self.features_declared = True
 
     def _give_up(self, reason: str) -> None:
         self.gave_up = {"reason": reason, "after_case": self._last_case,
@@ -697,18 +716,19 @@ class ProtocolClient:
 
     # -- running -------------------------------------------------------------
 
-    def _harness(self, seq: int, outcome: str, message: str) -> dict:
+    def _harness(self, seq: int, outcome: str, message: str) -> HarnessVerdict:
         if outcome != "not_run":
             self.consecutive_failures += 1
-        return {"seq": seq, "harness": {"outcome": outcome, "message": message}}
+        return HarnessVerdict(seq, outcome, message)
 
-    def run(self, case_id: str, ruleset: str, given: dict | None, when: list | None) -> dict:
+    def run(self, case_id: str, ruleset: str, given: dict | None,
+            when: list | None) -> dict | HarnessVerdict:
         """Send one case (without ``then``) and return the reply for it."""
         for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
             return reply
         raise AssertionError("unreachable: one reply per case")  # pragma: no cover
 
-    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict | HarnessVerdict]]:
         """Send the cases ``items`` — ``(key, case_id, ruleset, given, when)``,
         taken lazily — with up to :attr:`window` requests in flight, and yield
         ``(key, reply)`` for each, in the order of ``items``."""
@@ -829,7 +849,7 @@ class ProtocolClient:
             self._head_since = time.monotonic()
         self._last_case = flight.item[0]
         self.cases_sent += 1
-        if "harness" not in reply:
+        if not isinstance(reply, HarnessVerdict):
             self.consecutive_failures = 0
         return flight.key, reply
 
@@ -908,7 +928,7 @@ def _worker_path(path: Path, worker: int) -> Path:
     return path.with_name(f"{path.stem}.{worker}{path.suffix}")
 
 
-def drive(clients: list[ProtocolClient], items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+def drive(clients: list[ProtocolClient], items: Iterable[tuple]) -> Iterator[tuple[Any, dict | HarnessVerdict]]:
     """Run the cases ``items`` (``(key, case_id, ruleset, given, when)``, taken
     lazily) through ``clients``, each with up to its :attr:`ProtocolClient.window`
     requests in flight; yield ``(key, reply)`` in the order of ``items``. A
@@ -957,8 +977,7 @@ def drive(clients: list[ProtocolClient], items: Iterable[tuple]) -> Iterator[tup
                         break
                     n, key, _item = nxt
                     keys[n] = key
-                    store([(n, {"seq": None, "harness": {"outcome": "not_run",
-                                                         "message": stop}})])
+                    store([(n, HarnessVerdict(None, "not_run", stop))])
             else:
                 for client in clients:
                     while client._room() > 0:
@@ -1054,7 +1073,8 @@ class ProtocolPool:
 
     def __getattr__(self, name: str) -> Any:
         if name in ("implementation", "rulesets", "verbs", "formats", "profile",
-                    "profile_declared", "pipeline", "window", "name", "command", "timeout"):
+                    "profile_declared", "features", "features_declared", "pipeline", "window",
+                    "name", "command", "timeout"):
             return getattr(self.clients[0], name)
         raise AttributeError(name)
 
@@ -1078,12 +1098,13 @@ class ProtocolPool:
     def stderr_paths(self) -> list[Path]:
         return [c.stderr_path for c in self.clients if c.stderr_path is not None]
 
-    def run(self, case_id: str, ruleset: str, given: dict | None, when: list | None) -> dict:
+    def run(self, case_id: str, ruleset: str, given: dict | None,
+            when: list | None) -> dict | HarnessVerdict:
         for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
             return reply
         raise AssertionError("unreachable: one reply per case")  # pragma: no cover
 
-    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict]]:
+    def run_many(self, items: Iterable[tuple]) -> Iterator[tuple[Any, dict | HarnessVerdict]]:
         return drive(self.clients, items)
 
     def close(self) -> None:
@@ -1097,11 +1118,30 @@ class ProtocolPool:
         self.close()
 
 
+# keys a reply never carries: the harness writes them into its results, and an implementation that
+# sends one is trying to judge itself (docs/spec/hkk-protocol-additions.md, "run replies")
+HARNESS_KEYS = frozenset({"harness", "outcome", "verdict", "difference", "pass", "passed",
+                          "totals", "case_id", "observes"})
+
+
+@dataclass(frozen=True)
+class HarnessVerdict:
+    """The harness's own verdict on a case (a late, malformed or missing reply; a case not run):
+    a separate type, so that no reply of an implementation can ever be taken for one."""
+    seq: int | None
+    outcome: str            # "timeout" | "error" | "not_run"
+    message: str
+
+
 def _reply_problem(reply: Any, seq: int) -> str | None:
     if not isinstance(reply, dict):
         return "not a JSON object"
     if reply.get("seq") != seq:
         return f"seq {reply.get('seq')!r}, expected {seq}"
+    forged = sorted(k for k in reply if k in HARNESS_KEYS)
+    if forged:
+        return (f"it carries {', '.join(forged)}, which only the harness writes: an implementation "
+                "reports what happened, the harness judges it")
     if not any(k in reply for k in ("state", "refused", "skipped", "errored")):
         return "none of state/refused/skipped/errored"
     if "errored" not in reply and "skipped" not in reply:
@@ -1114,12 +1154,12 @@ def _reply_problem(reply: Any, seq: int) -> str | None:
     return None
 
 
-def interpret_reply(reply: dict) -> tuple[str, dict]:
+def interpret_reply(reply: dict | HarnessVerdict) -> tuple[str, dict]:
     """Map a reply to ("observed", {state, events, result, refused}) or to
-    (outcome, {message, traceback}) with outcome in skip/error/timeout."""
-    if "harness" in reply:
-        h = reply["harness"]
-        return h.get("outcome", "error"), {"message": h.get("message", "")}
+    (outcome, {message, traceback, unsupported}) with outcome in skip/error/timeout/not_run.
+    Only the fields the protocol defines are read."""
+    if isinstance(reply, HarnessVerdict):
+        return reply.outcome, {"message": reply.message}
     if "errored" in reply:
         err = reply["errored"]
         if isinstance(err, dict):
@@ -1129,9 +1169,10 @@ def interpret_reply(reply: dict) -> tuple[str, dict]:
     if "skipped" in reply:
         msg = str(reply.get("skipped") or "skipped by the implementation")
         unsupported = reply.get("unsupported")
+        unsupported = [str(u) for u in unsupported] if isinstance(unsupported, list) else []
         if unsupported:
-            msg += " (unsupported: " + ", ".join(str(u) for u in unsupported) + ")"
-        return "skip", {"message": msg}
+            msg += " (unsupported: " + ", ".join(unsupported) + ")"
+        return "skip", {"message": msg, "unsupported": unsupported or ["implementation:skipped"]}
     refused = reply.get("refused")
     return "observed", {"state": reply.get("state") or {}, "events": reply.get("events") or [],
                         "result": reply.get("result", "ongoing"), "refused": refused}

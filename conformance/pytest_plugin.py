@@ -275,7 +275,7 @@ def _show(v: Any) -> str:
 
 def _run_fallback(case: Case, ruleset: str | None):
     """Without conformance.runner: run in-process and match here."""
-    from conformance.matching import first_difference, observed_view
+    from conformance.matching import first_difference, observed_view, step_verbs
     from model import engine
 
     chosen = ruleset
@@ -293,7 +293,8 @@ def _run_fallback(case: Case, ruleset: str | None):
     except Exception as exc:  # noqa: BLE001
         return "error", None, f"engine raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
     diff = first_difference(case.then, observed_view(res.state, res.events, res.result,
-                                                     res.refused), len(case.when))
+                                                     res.refused), len(case.when),
+                            step_verbs(case.when))
     if diff is None:
         return "pass", None, ""
     return "fail", diff, diff.message

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
+import functools
 import json
 import signal
 import threading
@@ -58,6 +59,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from conformance import parallel
+from conformance.features import FEATURES as ALL_FEATURES
+from conformance.features import missing as missing_features
+from conformance.features import needs as features_of
 from conformance.profiles import ALL as ALL_OBSERVATIONS
 from conformance.profiles import missing as missing_observations
 from conformance.profiles import observes as observations_of
@@ -71,8 +75,10 @@ READ_SCHEMAS = ("hkk-results/1", "hkk-results/2")
 # outcomes that make `kodex run` fail
 BAD_OUTCOMES = ("fail", "error", "timeout", "xpass", "not_run")
 PASSED = ("pass", "xpass")
-# outcomes that are no verdict on the implementation
+# outcomes that are no verdict on the implementation (nothing was tested: exit 4)
 NO_VERDICT = ("skip", "not_run")
+# outcomes that are a verdict: the harness judged the implementation's reply (hkk-results.md)
+VERDICTS = ("pass", "fail", "error", "timeout", "xpass")
 
 
 @dataclass
@@ -90,7 +96,8 @@ class CaseOutcome:
     also: list = field(default_factory=list)
     traceback: str | None = None
     observes: list = field(default_factory=list)      # conformance.profiles.observes(then)
-    unsupported: list = field(default_factory=list)   # why a skip: verbs, ruleset, observations
+    unsupported: list = field(default_factory=list)   # why a skip: verbs, ruleset, observations, features
+    needs: list = field(default_factory=list)         # conformance.features.needs(given, when, then)
 
     def to_dict(self) -> dict:
         return _jsonable(asdict(self))
@@ -106,6 +113,8 @@ class RunReport:
     duration_ms: float = 0.0
     profile: list = field(default_factory=lambda: list(ALL_OBSERVATIONS))
     profile_declared: bool = False
+    features: list = field(default_factory=lambda: list(ALL_FEATURES))
+    features_declared: bool = False
     gave_up: dict | None = None
     unavailable: str | None = None
 
@@ -117,6 +126,15 @@ class RunReport:
     def tested(self) -> int:
         """Cases that got a verdict (neither skipped nor not run)."""
         return sum(1 for oc in self.outcomes if oc.outcome not in NO_VERDICT)
+
+    @property
+    def verdicts(self) -> int:
+        """Cases the harness judged (pass, fail, error, timeout, xpass): docs/spec/hkk-results.md."""
+        return verdict_count(self.totals)
+
+    def skip_reasons(self) -> dict[str, int]:
+        """What kept the skipped cases from a verdict: ``unsupported`` entry -> cases."""
+        return skip_reasons(self.outcomes)
 
     @property
     def ok(self) -> bool:
@@ -134,6 +152,8 @@ class RunReport:
             "implementation": _jsonable(self.implementation),
             "profile": list(self.profile),
             "profile_declared": self.profile_declared,
+            "features": list(self.features),
+            "features_declared": self.features_declared,
             "ruleset": self.ruleset,
             "started": self.started,
             "finished": self.finished,
@@ -142,6 +162,8 @@ class RunReport:
             "unavailable": self.unavailable,
             "cases": [oc.to_dict() for oc in self.outcomes],
             "totals": self.totals,
+            "verdicts": self.verdicts,
+            "skip_reasons": self.skip_reasons(),
             "profiles": self.profile_tallies(),
         }
 
@@ -156,6 +178,32 @@ def tally(outcomes: Iterable[str]) -> dict:
     for o in outcomes:
         totals[o] = totals.get(o, 0) + 1
     return totals
+
+
+def verdict_count(totals: dict) -> int:
+    """How many cases got a verdict (docs/spec/hkk-results.md): pass, fail, error, timeout, xpass
+    — not skip, xfail or not_run."""
+    return sum(int(totals.get(o, 0) or 0) for o in VERDICTS)
+
+
+def verdict_share(totals: dict) -> float | None:
+    """The share of the cases that got a verdict (None for no case)."""
+    n = sum(int(v or 0) for k, v in totals.items() if k in OUTCOMES)
+    return round(verdict_count(totals) / n, 4) if n else None
+
+
+def skip_reasons(outcomes: Iterable) -> dict[str, int]:
+    """``unsupported`` entry (``feature:continuous``, ``verb:attack``, ``profile:events``,
+    ``ruleset:kodex-mk`` …) -> how many skipped cases name it, the largest first: what to build
+    next. A skip that names nothing counts under ``unstated``."""
+    counts: dict[str, int] = {}
+    for oc in outcomes:
+        d = oc if isinstance(oc, dict) else oc.to_dict()
+        if d.get("outcome") != "skip":
+            continue
+        for reason in d.get("unsupported") or ["unstated"]:
+            counts[str(reason)] = counts.get(str(reason), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def pass_rate(counts: dict) -> float | None:
@@ -366,10 +414,10 @@ def _reference_info() -> dict:
 
 
 def _compare(case, oc: CaseOutcome, state, events, result, refused) -> CaseOutcome:
-    from conformance.matching import first_difference, observed_view
+    from conformance.matching import first_difference, observed_view, step_verbs
 
     observed = observed_view(state, events, result, refused)
-    diff = first_difference(case.then, observed, len(case.when or []))
+    diff = first_difference(case.then, observed, len(case.when or []), step_verbs(case.when))
     if diff is None:
         oc.outcome = "pass"
     else:
@@ -406,7 +454,8 @@ def run_one(case, ruleset: str | None = None, impl=None, *,
 def _new_outcome(case) -> CaseOutcome:
     return CaseOutcome(case_id=case.id, clause=case.clause, title=case.title or "",
                        file=str(case.file), line=case.line, outcome="error",
-                       also=list(case.also or []), observes=observations_of(case.then))
+                       also=list(case.also or []), observes=observations_of(case.then),
+                       needs=features_of(case.given, case.when, case.then))
 
 
 def _lost(case, reason: str) -> CaseOutcome:
@@ -459,6 +508,14 @@ def _prepare(case, ruleset: str | None, impl, oc: CaseOutcome) -> str | None:
                           + ", outside the implementation's declared profile")
             oc.unsupported = [f"profile:{o}" for o in lacking]
             return None
+    if impl is not None and getattr(impl, "features_declared", False):
+        lacking = missing_features(oc.needs, impl.features)
+        if lacking:
+            oc.outcome = "skip"
+            oc.message = ("features: the case needs " + ", ".join(lacking)
+                          + ", which the implementation does not declare")
+            oc.unsupported = [f"feature:{f}" for f in lacking]
+            return None
     return chosen
 
 
@@ -485,6 +542,10 @@ def _take_reply(case, oc: CaseOutcome, reply: dict) -> None:
 
     kind, payload = interpret_reply(reply)
     if kind == "observed":
+        problem = refusal_problem(payload["refused"])
+        if problem:
+            oc.outcome, oc.message = "error", f"malformed refusal: {problem}"
+            return
         _compare(case, oc, payload["state"], payload["events"], payload["result"],
                  payload["refused"])
     else:
@@ -493,6 +554,42 @@ def _take_reply(case, oc: CaseOutcome, reply: dict) -> None:
         oc.traceback = payload.get("traceback")
         if payload.get("unsupported"):
             oc.unsupported = [str(u) for u in payload["unsupported"]]
+
+
+MAX_REFUSAL_CLAUSES = 8        # refused.clauses: at most this many (docs/spec/hkk-refusals.md)
+
+
+@functools.lru_cache(maxsize=1)
+def _catalog_ids() -> frozenset[str]:
+    from conformance.catalog import load_catalog
+    return frozenset(load_catalog().ids())
+
+
+def refusal_problem(refused: Any) -> str | None:
+    """What is wrong with an implementation's ``refused`` (docs/spec/hkk-refusals.md): ``step`` an
+    integer, ``clause`` a string; ``clauses``, when given, at most :data:`MAX_REFUSAL_CLAUSES`
+    clause ids of the catalog, the first equal to ``clause``. None when it is well-formed."""
+    if refused is None:
+        return None
+    step = refused.get("step")
+    if not isinstance(step, int) or isinstance(step, bool):
+        return f"refused.step must be the index of the refused step, not {step!r}"
+    if not isinstance(refused.get("clause"), str):
+        return f"refused.clause must be a clause id, not {refused.get('clause')!r}"
+    if "clauses" not in refused or refused["clauses"] is None:
+        return None
+    clauses = refused["clauses"]
+    if not isinstance(clauses, list) or not all(isinstance(c, str) for c in clauses):
+        return "refused.clauses must be a list of clause ids"
+    if len(clauses) > MAX_REFUSAL_CLAUSES:
+        return f"refused.clauses lists {len(clauses)} clauses, at most {MAX_REFUSAL_CLAUSES} are allowed"
+    if clauses and clauses[0] != refused["clause"]:
+        return f"refused.clauses must start with refused.clause ({refused['clause']!r}), not {clauses[0]!r}"
+    ids = _catalog_ids()
+    unknown = [c for c in clauses if c not in ids]
+    if unknown:
+        return "refused.clauses names ids that are no clause of the catalog: " + ", ".join(unknown[:5])
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -582,6 +679,8 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     if impl is not None:
         report.profile = list(getattr(impl, "profile", ALL_OBSERVATIONS))
         report.profile_declared = bool(getattr(impl, "profile_declared", False))
+        report.features = list(getattr(impl, "features", ALL_FEATURES))
+        report.features_declared = bool(getattr(impl, "features_declared", False))
         report.gave_up = getattr(impl, "gave_up", None)
     return report
 
@@ -631,7 +730,8 @@ def unavailable_report(cases: Iterable, reason: str, ruleset: str | None = None,
     outcomes = [CaseOutcome(case_id=c.id, clause=c.clause, title=c.title or "",
                             file=str(c.file), line=c.line, outcome="not_run",
                             message=reason, also=list(c.also or []),
-                            observes=observations_of(c.then)) for c in cases]
+                            observes=observations_of(c.then),
+                            needs=features_of(c.given, c.when, c.then)) for c in cases]
     return RunReport(outcomes=outcomes, implementation={"command": command} if command else {},
                      ruleset=ruleset or DEFAULT_RULESET, started=now, finished=now,
                      unavailable=reason)

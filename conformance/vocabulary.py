@@ -14,9 +14,9 @@ tests/test_spec_docs.py). This module holds, as data:
 * ``EVENTS``: events with their fields and the fields an implementation must
   carry;
 * ``MOVE_CAUSES``: the values of ``moved.cause`` and ``MOVE_CAUSE_BY_VERB``;
-* ``RULE_STOPS``: the clause per verb and situation, and whether the step is refused (a player
-  action, a cost) or the effect does what it can and reports ``effect_prevented`` (4.24.2);
-  ``REFUSALS`` the same rows without the outcome;
+* (the refusal clauses per verb and situation are the refusal table's,
+  conformance/refusals.yaml; ``python -m conformance.vocabulary`` writes its page,
+  docs/spec/hkk-refusals.md, with the others);
 * ``CARD_FIELDS``, ``RETURNED_CARD_FIELDS``, ``PLAYER_FIELDS``, ``THEN_FIELDS``:
   the field names of a card, a player and ``then``.
 
@@ -307,167 +307,6 @@ MOVE_CAUSE_OF_MOVE: dict[tuple[str, str], str] = {
     ("table zone", "table zone of the other player"): "steal (a steal)",
     ("any other", "graveyard / void / reserve / guard_post / table"): "effect",
 }
-
-# --------------------------------------------------------------------------
-# rule stops: (verb, situation, clause, outcome). A player action (play, activate, attack,
-# strike_back, exchange, advance, pass, start_game, sacrifice_for_components, choose, and any step
-# with `as_cost: true`) is refused (then.error.clause). An effect (every other verb, and the
-# effects of a played card or an activated ability) is never refused by a rule: it is carried out
-# as far as possible (4.24.2), the stopped part does nothing and is reported by an
-# `effect_prevented {verb, clause, ...}` event; the steps after it still apply.
-
-REFUSED = "refused"
-PREVENTED = "effect_prevented"
-INPUT_ERROR = "input error"
-
-RULE_STOPS: tuple[tuple[str, str, str, str], ...] = (
-    # gates of every step
-    ("any but choose", "the game is over", "4.19.1", REFUSED + " (effects too: no game is left for them)"),
-    ("any but choose", "a decision is pending", "4.23.5", REFUSED + " (effects too: the action is not finished)"),
-    ("any", "a step names a card, player or zone the case does not define", "hkk-case/1", INPUT_ERROR),
-    ("damage, heal, put_counter, remove_counter, sacrifice_hp, sacrifice_max_hp, draw, mill, discard",
-     "a negative `amount` / `count`", "hkk-case/1", INPUT_ERROR),
-    ("discard", "`cards` names more cards than `count`, or a card twice", "hkk-case/1", INPUT_ERROR),
-    # effects: what a rule stops does nothing
-    ("move, exile, search, steal, sacrifice", "the card is in a Void", "4.8.4", PREVENTED),
-    ("any verb that moves a card", "the card has left the game", "107.0", PREVENTED),
-    ("any verb that moves a card", "the card is in no zone", "4.5.2", PREVENTED),
-    ("move, create", "an instant or sorcery to a table zone", "4.9.1", PREVENTED),
-    ("move, create", "a non-creature to the reserve", "5.3.1", PREVENTED),
-    ("move, create", "a non-creature to the guard post", "5.4.1", PREVENTED),
-    ("move", "a passive creature into the guard post", "5.4.5", PREVENTED),
-    ("exile", "the card is not in a graveyard", "4.16.0", PREVENTED),
-    ("exile", "the card is already in the Void", "4.8.4", PREVENTED),
-    ("search", "the card is not in the player's deck", "4.13.1", PREVENTED),
-    ("discard", "a named card is not in the player's hand (that card only; the others are discarded)",
-     "4.17.0", PREVENTED),
-    ("damage", "the target is a card that is not a creature or a building", "4.25.0", PREVENTED),
-    ("damage", "the target card is not on the table", "4.5.2", PREVENTED),
-    ("heal", "the target card is not a creature or a building", "4.26", PREVENTED),
-    ("heal", "the target card is not on the table", "4.5.2", PREVENTED),
-    ("put_counter, remove_counter", "the card is not on the table", "117.0", PREVENTED),
-    ("put_counter", "the card cannot carry that counter",
-     "117.0 / 123.2 / 125.1 / 127.0.6 / 132.3", "counter_prevented (the step is accepted)"),
-    ("sacrifice", "the card is not a permanent of the sacrificing player (forced / unforced)",
-     "104.0 / 105.0", PREVENTED),
-    ("steal", "the card is not on the table, or already the new controller's", "5.6.2", PREVENTED),
-    ("steal, move", "the card has `no_control_change`", "131.10", PREVENTED),
-    ("passivate", "the card is not on the table, or already passive", "5.5.7.1", PREVENTED),
-    ("passivate", "the card is in the guard post", "5.4.5", PREVENTED),
-    ("passivate", "the card sits on another", "5.5.4", PREVENTED),
-    ("activate_card", "the card is not on the table", "4.9.3", PREVENTED),
-    ("an effect of a played card or an activated ability", "it names a permanent immune to the source",
-     "132.0 / 132.4 / 132.5 / 132.7 / 132.8", PREVENTED),
-    ("heal, draw, passivate", "a prohibition in force on the target / player (`prohibit: heal | draw | be_passivated`)", "99.1", PREVENTED),
-    ("damage, heal with `split`", "the shares do not add up to the amount after its modification (nothing is dealt)", "111.1.4 / 111.2.4", PREVENTED),
-    ("repeat", "a repeated part whose target is gone or no target is chosen again", "106.2", PREVENTED),
-    ("delay", "the step still says `$target` (its decisions are made now)", "114.4", INPUT_ERROR),
-    # costs: an action, all of it or nothing
-    ("discard with `as_cost`", "the hand holds fewer than `count`", "4.17.5", REFUSED),
-    ("discard with `as_cost`", "a named card is not in the hand; fewer named than `count`", "4.17.0 / 4.17.3",
-     REFUSED),
-    ("mill with `as_cost`", "the deck holds fewer than `count`", "4.18.3", REFUSED),
-    ("sacrifice_hp, sacrifice_max_hp with `as_cost`", "fewer Ép / maximum Ép than the amount", "103.2", REFUSED),
-    # player actions
-    ("choose", "no decision is pending", "4.23.5", REFUSED),
-    ("choose", "the answer is not the asked player's", "4.17.2", REFUSED),
-    ("choose", "a discard answer names a card not offered, or not `count` cards", "4.17.0 / 4.17.3", REFUSED),
-    ("choose", "an anti-magic / anti-neutralization answer (`choice: anti_magic`) names a card not offered, or not the asked number", "134.10 / 134.15", REFUSED),
-    ("choose", "a muscle reward answer (`choice: muscle_reward`) whose draws and VP do not add up to the counters", "124.4", REFUSED),
-    ("exchange", "a passive creature into the guard post", "5.4.5", REFUSED),
-    ("exchange", "outside the player's own exchange phase, or not exactly the player's reserve and guard-post creatures", "5.4.1", REFUSED),
-    ("exchange", "more creatures in the guard post than its size", "5.4.3", REFUSED),
-    ("exchange", "an overfilled guard post is not brought back to size", "5.4.4", REFUSED),
-    ("sacrifice_for_components", "outside the end of the player's own preparation phase; not an active creature of the reserve; a galetki; yields nothing", "rb7:elokeszito-fazis", REFUSED),
-    ("play, activate", "the non-active player acts first in a phase the engine entered", "4.11.6", REFUSED),
-    # play: timing (rb7 kijátszási sorrend); `also` lists the phase's own clause
-    ("play, activate", "in the `preparation` phase (abilities: unless `timing: preparation`)",
-     "rb7:elokeszito-fazis", REFUSED),
-    ("play, activate", "in the `draw` phase", "rb7:kijatszasi-sorrend", REFUSED),
-    ("play", "a non-instant in the other player's turn", "rb7:varazslatok", REFUSED),
-    ("play", "a sorcery or enchantment outside its player's main phases "
-     "(also: `exchange` rb7:csere-fazis, `combat` rb7:harci-fazis, `end` rb7:gyogyulasi-fazis)",
-     "rb7:varazslatok", REFUSED),
-    ("play", "a creature, item, building, skill, body part or location outside its player's main "
-     "phases (also the phase's clause, as above)", "rb7:fo-fazis", REFUSED),
-    # play: where from
-    ("play", "the card is in a Void", "4.8.4", REFUSED),
-    ("play", "the card is not in the player's `from` zone", "4.21.0", REFUSED),
-    ("play", "`from: graveyard` for a card that is not an instant, a sorcery, a vision card "
-     "(`vizio`) or a creature with `resurrection`", "4.7.6", REFUSED),
-    ("play", "a resurrecting creature from the graveyard outside its player's main phase", "131.8",
-     REFUSED),
-    # play: cost (4.20), whole or nothing
-    ("play", "not enough VP or szörnykomponens; not as many builders or sacrifices named as the "
-     "cost asks; a card named twice", "4.20.3", REFUSED),
-    ("play", "a builder that is not the player's own (also rb7:epitmenyek)", "4.20.2", REFUSED),
-    ("play", "a builder that is not an active creature in the player's reserve "
-     "(also rb7:epitmenyek)", "4.20.3", REFUSED),
-    ("play", "a sacrifice that is not the player's own permanent (also rb7:lapaldozas, 105.0)",
-     "4.20.2", REFUSED),
-    ("play", "a sacrifice that is not on the table (also rb7:lapaldozas)", "4.20.3", REFUSED),
-    ("play", "one card named both as a builder and as a sacrifice (also rb7:lapaldozas)", "4.20.3",
-     REFUSED),
-    ("play", "nekron N with fewer than 4·N cards in the deck "
-     "(also rb7:semmizos-idezesi-koltseg-nekron)", "4.20.3", REFUSED),
-    # play: per-turn limits and targets
-    ("play", "a second card with a nekron cost in one of the active player's first three own "
-     "turns", "rb7:semmizos-idezesi-koltseg-nekron", REFUSED),
-    ("play", "a second vision card (`vizio`) of the same name in one turn", "rb7:vizio", REFUSED),
-    ("play", "`needs_target` and no targets", "rb7:celpont", REFUSED),
-    ("play", "an enchantment whose first target is a card not on the table", "rb7:celpont", REFUSED),
-    ("play", "a body part whose first target is not a galetki on the table (a torzszülött is no "
-     "galetki)", "rb7:testreszek", REFUSED),
-    ("play, activate", "a target is `untargetable`", "132.11", REFUSED),
-    ("play", "a seduction target that is not another player's creature in play, or costs more than X", "134.14", REFUSED),
-    ("play", "`pay.muscle` / `pay.recycle` the card's ability does not allow", "134.5 / 135.8", REFUSED),
-    ("attack", "an attacker a prohibition in force forbids to attack (`prohibit: attack`, not overridden)", "99.1", REFUSED),
-    ("attack", "a guard-post creature that must attack (`require: attack`, not overridden) is left out", "rb7:harci-fazis.II", REFUSED),
-    ("attack", "the combat is past sub-phase II", "rb7:harci-fazis.II", REFUSED),
-    ("activate", "a combat ability in sub-phase V or later", "rb7:harci-fazis.IV", REFUSED),
-    ("activate", "regeneration of a creature not damaged by the step right before (or a chain of life-saving steps after it)", "136.8", REFUSED),
-    # activate
-    ("activate", "an entry without `effects` that is no activated keyword (`regeneration`, "
-     "`shadow`, `direct_damage`)", "136.0", REFUSED),
-    ("activate", "the card is not on the table, or is another player's and the ability is not "
-     "`common` (also 137.4)", "rb7:aktivalast-kivano-kepessegek", REFUSED),
-    ("activate", "a passive non-creature", "rb7:passzivizalas", REFUSED),
-    ("activate", "`timing: main` outside the controller's main phases; more uses this turn than "
-     "`per_turn`", "137.1", REFUSED),
-    ("activate", "the card is frozen (its own abilities); frozen after it got a granted ability",
-     "119.1 / 119.2", REFUSED),
-    ("activate", "a delayed ability while a delay counter is on the card", "127.1.3", REFUSED),
-    ("activate", "a temporary ability without a temporary counter", "127.2.2", REFUSED),
-    ("activate", "an ability that passivates, used in the guard post", "5.4.5", REFUSED),
-    ("activate", "an ability that passivates, on a card that sits on another / is passive",
-     "5.5.4 / 5.5.7.1", REFUSED),
-    ("activate", "direct damage without the ability", "129.2", REFUSED),
-    ("activate", "direct damage by a card not the player's, outside the combat phase, before an "
-     "attack is declared or after the strike, or from outside the guard post",
-     "rb7:harci-kepessegek", REFUSED),
-    ("activate", "direct damage with X below 0", "112.0", REFUSED),
-    ("activate", "direct damage with X above the ability's X", "129.5", REFUSED),
-    ("activate", "direct damage a second time in a turn, or at a target the card does not fight",
-     "rb7:direkt-sebzo-kepesseg", REFUSED),
-    ("activate", "regeneration without the ability, by another player, or of less than 1 Ép",
-     "136.6", REFUSED),
-    ("activate", "regeneration of a creature that has no wounds (not right after damage)", "136.8",
-     REFUSED),
-    ("activate", "regeneration of more Ép than the creature's wounds", "rb7:regeneralodas", REFUSED),
-    ("activate", "regeneration beyond 4 Ép on a creature in a turn", "136.7", REFUSED),
-    ("activate", "shadow of a creature that is not the player's creature on the table", "136.9",
-     REFUSED),
-    ("attack", "outside the player's own combat phase, a second attack, a target not allowed "
-     "(a guard left unattacked while the player or a building is attacked; more than two "
-     "attackers on one creature)", "rb7:harci-fazis.II", REFUSED),
-    ("attack", "an attacker not in the player's guard post; a target creature not in the "
-     "opponent's guard post; a building not the opponent's, or passive; any other card",
-     "5.4.2", REFUSED),
-    ("attack", "an invisible attacker's target while a see-invisible creature guards", "131.3", REFUSED),
-    ("pass", "the active player has not passed first where it must", "4.11.7", REFUSED),
-)
-# (verb, situation, clause) of every row, the form older readers of this module use
-REFUSALS: tuple[tuple[str, str, str], ...] = tuple((v, s, c) for v, s, c, _ in RULE_STOPS)
 
 # --------------------------------------------------------------------------
 # field names
@@ -994,17 +833,9 @@ def render_doc() -> str:
         (f"`{k}`", m) for k, m in MOVE_CAUSE_BY_VERB.items())))
     parts.append("\n### The `move` verb\n\n" + _table(("from", "to", "cause"), (
         (a, b, c) for (a, b), c in MOVE_CAUSE_OF_MOVE.items())))
-    parts.append("\n## Refusal clauses\n\nThe clause per verb and situation, and what follows. "
-                 "`refused`: a player action (or a cost, `as_cost: true`) is refused with the "
-                 "clause (`then.error.clause`) and changes nothing. `effect_prevented`: an effect "
-                 "is never refused by a rule (4.24.2): it does what it can, the part the rule "
-                 "stops does nothing and is reported by an `effect_prevented {verb, clause, card, "
-                 "target, player, source}` event carrying the clause, and the steps after it still "
-                 "apply (a played card whose effect is stopped is still played). `input error`: the "
-                 "case is malformed. A step with `as_cost: true` pays a cost: every "
-                 "`effect_prevented` row of its verb is then `refused`, with the same clause. A "
-                 "`then.error.clause` matches the refusing clause or any ancestor of it.\n\n"
-                 + _table(("verb", "situation", "clause", "outcome"), RULE_STOPS))
+    parts.append("\n## Refusal clauses\n\nWhich clause a refusal or an `effect_prevented` names, "
+                 "per verb and situation, in the order of the checks, and which co-clauses are "
+                 "accepted: [hkk-refusals.md](hkk-refusals.md).\n")
     parts.append("\n## Card fields\n\n" + _table(("field", "meaning"), (
         (f"`{k}`", m) for k, m in CARD_FIELDS.items())))
     parts.append("\n### Returned only\n\nFields an implementation returns and `then` may "
@@ -1026,7 +857,9 @@ def render(schema: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from conformance.atomicio import write_text
-    outputs = {SCHEMA_PATH: render(generated_schema()), DOC_PATH: render_doc()}
+    from conformance import refusals
+    outputs = {SCHEMA_PATH: render(generated_schema()), DOC_PATH: render_doc(),
+               refusals.DOC_PATH: refusals.markdown()}
     if "--check" in argv:
         stale = [p for p, text in outputs.items()
                  if not p.exists() or p.read_text(encoding="utf-8") != text]

@@ -514,7 +514,6 @@ def before_move(g: Game, card: Card, src_player: str, target: str, zone: str, wa
     if not rec["left"]:
         return rec
     rec["controller"] = src_player
-    rec["draw_cause"] = type(cause)("draw")          # zones.Cause, without importing the mover's module
     if cause.kind == "shadow":                        # 136.9: not leaving play for any related effect
         rec["left"] = False
         return rec
@@ -544,7 +543,7 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
         # 124.4: the player decides for all counters at once — a pending decision opened when the
         # step is done (model/engine.py `open_muscle_decision`); unanswered, the default applies
         g.state.turn_info.setdefault("muscle_queue", []).append(
-            {"card": card.id, "player": controller, "count": rec["muscle"], "cause": rec["draw_cause"]})
+            {"card": card.id, "player": controller, "count": rec["muscle"], "cause": "draw"})
     who = rec.get("responsible")
     if who is None:
         return

@@ -104,10 +104,9 @@ def change_max(g: Game, name: str, which: str, delta: int) -> None:
 
 
 def sacrifice_hp(g: Game, name: str, amount: int, as_cost: bool) -> None:
-    """103.1–103.3: never below 0; as a cost with too few Ép it cannot be done (103.2); not damage (103.4)."""
+    """103.1–103.3: never below 0 (a negative amount is an input error of the step, effects.py
+    `_count`); as a cost with too few Ép it cannot be done (103.2); not damage (103.4)."""
     pl = g.player(name)
-    if amount < 0:
-        g.refuse("103.1", "a negative amount cannot be sacrificed")
     if as_cost and pl.hp < amount:
         g.refuse("103.2", f"{name} has {pl.hp} Ép, fewer than the {amount} the cost sacrifices")
     paid = max(0, min(amount, pl.hp))
@@ -119,8 +118,6 @@ def sacrifice_hp(g: Game, name: str, amount: int, as_cost: bool) -> None:
 def sacrifice_max_hp(g: Game, name: str, amount: int, as_cost: bool) -> None:
     """103: the same for the maximum; it is also an Ép sacrifice only when current Ép drops (103.4)."""
     pl = g.player(name)
-    if amount < 0:
-        g.refuse("103.1", "a negative amount cannot be sacrificed")
     if as_cost and pl.max_hp < amount:
         g.refuse("103.2", f"{name} has {pl.max_hp} maximum Ép, fewer than the {amount} the cost sacrifices")
     paid = max(0, min(amount, pl.max_hp))

@@ -56,7 +56,7 @@ from .invariants import INVARIANTS, Violation, check_dict, check_step, check_ste
 
 __all__ = ["main", "Finding", "fuzz_properties", "fuzz_machine", "fuzz_driver", "fuzz_random_cases",
            "shrink_steps", "expectation",
-           "compare_reply", "write_case", "QUICK", "thorough"]
+           "compare_reply", "write_case", "declared", "within_profile", "QUICK", "thorough"]
 
 DEFAULT_OUT = Path("reports") / "fuzz"
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
@@ -158,6 +158,69 @@ def compare_reply(then: dict[str, Any], reply: dict[str, Any], n_steps: int
     return (diff.to_dict() if diff is not None else None), viol
 
 
+def declared(client: Any, given_: dict, when: list) -> bool:
+    """Whether a random case uses only what the implementation declared in its ``hello``: its
+    verbs (protocol 1 ``verbs``) and its features (``features``; docs/spec/hkk-profiles.md). A
+    case beyond them is not sent: a difference there would be no finding."""
+    from conformance.features import missing, needs
+    verbs = getattr(client, "verbs", None)
+    if verbs is not None and any(next(iter(step)) not in verbs for step in when):
+        return False
+    if getattr(client, "features_declared", False):
+        return not missing(needs(given_, when, None), client.features)
+    return True
+
+
+# state fields that only a feature brings (docs/spec/hkk-effects.md): not compared when the
+# implementation does not declare it
+_FEATURE_FIELDS = {"combat_steps": ("turn", "combat_step"), "windows": ("card", "just_damaged"),
+                   "decisions": ("state", "pending")}
+_FEATURE_PLAYER_FIELDS = {"continuous": ("base_max_hp", "base_max_vp"),
+                          "lasting": ("base_max_hp", "base_max_vp")}
+
+
+def within_profile(then: dict[str, Any], client: Any) -> dict[str, Any]:
+    """The reference's expectation cut to what the implementation declared: the observations of
+    its ``profile`` and the state fields of its ``features`` (docs/spec/hkk-profiles.md); what it
+    does not report is not compared."""
+    then = copy.deepcopy(then)
+    if getattr(client, "features_declared", False):
+        have = set(client.features)
+        for feature, (where, name) in _FEATURE_FIELDS.items():
+            if feature in have:
+                continue
+            if where == "turn" and isinstance(then.get("turn"), dict):
+                then["turn"].pop(name, None)
+            elif where == "card":
+                for c in (then.get("cards") or {}).values():
+                    c.pop(name, None)
+            else:
+                then.pop(name, None)
+        if not have & set(_FEATURE_PLAYER_FIELDS):
+            for p in (then.get("players") or {}).values():
+                for name in _FEATURE_PLAYER_FIELDS["continuous"]:
+                    p.pop(name, None)
+    if not getattr(client, "profile_declared", False):
+        return then
+    profile = set(client.profile)
+    if "refusal" not in profile:
+        then.pop("error", None)
+    elif "refusal_clause" not in profile and isinstance(then.get("error"), dict):
+        then["error"].pop("clause", None)
+    if "pending" not in profile:
+        then.pop("pending", None)
+    if "state" not in profile:
+        for key in ("turn", "players", "removed", "result"):
+            then.pop(key, None)
+    cards = then.get("cards") or {}
+    for cid, c in list(cards.items()):
+        keep = {k: v for k, v in c.items()
+                if (k in ("damage", "hp", "max_hp") and "computed" in profile)
+                or (k not in ("damage", "hp", "max_hp") and "state" in profile)}
+        cards[cid] = keep
+    return then
+
+
 def _slug(text: str) -> str:
     import re
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "impl"
@@ -235,8 +298,11 @@ def fuzz_properties(cfg: settings = QUICK, *, verbs: Sequence[str] | None = None
             raise _Failed("; ".join(map(str, bad[:3])))
         if client is None:
             return
+        if not declared(client, given_, when):
+            stats["not_declared"] = stats.get("not_declared", 0) + 1
+            return
         res = run_case(given_, when)
-        then = expectation(res)
+        then = within_profile(expectation(res), client)
         reply = client.run(f"fuzz-{stats['examples']}", "kodex", copy.deepcopy(given_), copy.deepcopy(when))
         diff, viol = compare_reply(then, reply, len(when))
         viol = _keep(viol, only)
@@ -415,6 +481,7 @@ def _summary(console, rows: list[tuple[str, str, str]], findings: list[Finding],
 
 def main(argv: Sequence[str] | None = None) -> int:
     from rich.console import Console
+    from rich.markup import escape
     args = _parser().parse_args(list(argv) if argv is not None else None)
     console = Console(stderr=False, quiet=args.quiet)
     seed_value = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -427,9 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = settings(cfg, phases=[Phase.explicit, Phase.reuse, Phase.generate])
     hyp_seed = None if cfg.derandomize else seed_value
     only = set(args.invariant) if args.invariant else None
+    from .strategies import ALL_VERBS
     verbs = [v.strip() for v in args.verbs.split(",")] if args.verbs else None
     if verbs:
-        from .strategies import ALL_VERBS
         unknown = [v for v in verbs if v not in ALL_VERBS]
         if unknown:
             console.print(f"[red]kodex fuzz: unknown verb(s) {', '.join(unknown)}; "
@@ -450,6 +517,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ProtocolError as exc:
             console.print(f"[red]kodex fuzz: {exc}[/red]")
             return 2
+        offered = list(verbs or ALL_VERBS)
+        if client.verbs is not None:                  # only what the implementation announced
+            verbs = [v for v in offered if v in client.verbs]
+            if not verbs:
+                client.close()
+                console.print(f"[red]kodex fuzz: {escape(client.name)} announces none of the verbs "
+                              f"the random cases use ({', '.join(offered)})[/red]")
+                return 2
+        if not args.quiet:
+            console.print("kodex fuzz: only the verbs, features and observations the "
+                          f"implementation declared: verbs {', '.join(verbs or offered)}"
+                          + (f"; features {', '.join(client.features) or 'none'}"
+                             if client.features_declared else "")
+                          + (f"; profile {', '.join(client.profile)}"
+                             if client.profile_declared else ""))
         try:
             stats: dict = {}
             f = fuzz_properties(cfg, verbs=verbs, only=only, client=client, max_steps=args.steps,
@@ -461,7 +543,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if f.kind == "difference":
                 write_case(args.out, f, name)
             findings.append(f)
-        rows.append((f"cases vs {name}", f"{stats.get('examples', 0)} cases / {stats.get('steps', 0)} steps",
+        skipped = stats.get("not_declared", 0)
+        rows.append((f"cases vs {name}", f"{stats.get('examples', 0)} cases / {stats.get('steps', 0)} steps"
+                     + (f" ({skipped} beyond what it declared, not sent)" if skipped else ""),
                      "difference" if f is not None else "same"))
     else:
         if games:

@@ -148,7 +148,7 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
         "_cases": cases,
     }
     if results is not None:
-        from conformance.runner import pass_rate, tally
+        from conformance.runner import pass_rate, tally, verdict_share
         mine: set[str] = set()
         for c in clauses:
             mine |= (own or {}).get(c.id, set())
@@ -157,6 +157,7 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
             verdicts.pop("not_in_run", None)
         row["verdicts"] = verdicts
         row["pass_rate"] = pass_rate({k: v for k, v in verdicts.items() if k != "not_in_run"})
+        row["verdict_share"] = verdict_share({k: v for k, v in verdicts.items() if k != "not_in_run"})
         ok = 0
         for c in covered:
             judged = [results[cid] for cid in cited.get(c.id, ()) if cid in results
@@ -347,14 +348,16 @@ def _print_run_table(data: dict, console, sections: bool) -> None:
         rate = r.get("pass_rate")
         style = "green" if rate == 1.0 else ("red" if rate is not None and rate < 0.85 else
                                              "yellow" if rate is not None else "dim")
+        share = r.get("verdict_share")
         cells += [f"[{style}]{_rate(rate)}[/]",
+                  f"[{'yellow' if share is not None and share < 1 else 'default'}]{_rate(share)}[/]",
                   "—" if r.get("clauses_percent") is None else f"{r['clauses_percent']:.1f}%"]
         if bold:
             cells = [f"[bold]{c}[/]" for c in cells]
         t.add_row(label, *cells)
 
     heads = ["clauses covered", "cases"] + [k.replace("_", " ") for k in vcols] + \
-        ["pass rate", "clauses passed"]
+        ["pass rate", "with a verdict", "clauses passed"]
     if sections:
         t = Table(title=f"Per Kódex title — {name}")
         t.add_column("section", overflow="fold")
@@ -379,7 +382,8 @@ def _print_run_table(data: dict, console, sections: bool) -> None:
         tot = data["totals"]
         console.print(f"[bold]{name}[/]: pass rate {_rate(tot.get('pass_rate'))} of the "
                       f"{run['cases']} cases run "
-                      f"({tot.get('verdicts', {}).get('skip', 0)} skipped); the corpus covers "
+                      f"({tot.get('verdicts', {}).get('skip', 0)} skipped; "
+                      f"{_rate(tot.get('verdict_share'))} with a verdict); the corpus covers "
                       f"{tot['percent']:.1f}% of the testable clauses")
 
 
@@ -424,16 +428,17 @@ def to_markdown(data: dict) -> str:
             lines += ["**NO CASES**: the results hold no case; no verdict on the implementation.",
                       ""]
         lines += ["Per Kódex title, the cases whose own clause lies in it: their outcomes, the "
-                  "pass rate (pass + xpass) / (cases − skip), and the covered clauses all of "
+                  "pass rate (pass + xpass) / (cases − skip), the share of the cases that got a "
+                  "verdict (pass, fail, error, timeout, xpass), and the covered clauses all of "
                   "whose cases with a verdict passed.", "",
-                  "| section | " + " | ".join(vcols) + " | pass rate | clauses passed |",
-                  "|---" * (len(vcols) + 3) + "|"]
+                  "| section | " + " | ".join(vcols) + " | pass rate | with a verdict | clauses passed |",
+                  "|---" * (len(vcols) + 4) + "|"]
         for r in data["sections"] + data["parts"] + [data["totals"]]:
             label = _section_label(r) if "section" in r else _part_label(r["part"])
             v = r.get("verdicts") or {}
             cp = "—" if r.get("clauses_percent") is None else f"{r['clauses_percent']:.1f}%"
             lines.append(f"| {_md(label)} | " + " | ".join(str(v.get(k, 0)) for k in vcols)
-                         + f" | {_rate(r.get('pass_rate'))} | {cp} |")
+                         + f" | {_rate(r.get('pass_rate'))} | {_rate(r.get('verdict_share'))} | {cp} |")
     lines += ["", f"## Uncovered testable clauses ({len(data['uncovered'])})", ""]
     current = None
     for u in data["uncovered"]:

@@ -361,3 +361,29 @@ def test_building_a_state_and_playing_it_leave_no_garbage_in_cycles():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _plain_json(value, path="") -> list[str]:
+    """Where ``value`` holds anything but JSON data (dict with str keys, list, str, int, float,
+    bool, None)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return []
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _plain_json(v, f"{path}/{i}")]
+    if isinstance(value, dict):
+        return [f"{path}/{k!r}: key" for k in value if not isinstance(k, str)] + \
+            [p for k, v in value.items() for p in _plain_json(v, f"{path}/{k}")]
+    return [f"{path}: {type(value).__name__}"]
+
+
+def test_every_result_over_the_corpus_is_plain_json_data():
+    """What the reference returns is what `kodex serve` sends: no object of the engine's may leak
+    into a state, an event or a refusal (a muscle reward's draw once carried a `Cause` object as
+    its `moved.cause`, which the protocol sent as a repr string)."""
+    from conformance.loader import load_files
+    from conformance.runner import choose_ruleset
+    for case in load_files().cases:
+        res = run_case(case.given, case.when, choose_ruleset(case, None)[0])
+        bad = _plain_json({"state": res.state, "events": res.events, "refused": res.refused,
+                           "result": res.result})
+        assert not bad, (case.id, bad[:3])

@@ -19,7 +19,7 @@ import pytest
 
 from conformance import protocol, runner
 from conformance.loader import Case
-from conformance.protocol import ProtocolClient, ProtocolError
+from conformance.protocol import HarnessVerdict, ProtocolClient, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).with_name("hostile_impl.py")
@@ -193,8 +193,8 @@ def test_program_that_stops_reading_hits_the_send_deadline(tmp_path, monkeypatch
     with client(tmp_path, "no-read", timeout=0.3, max_restarts=0) as c:
         reply = c.run("big", "kodex", big, [{"heal": {"target": "A", "amount": 1}}])
     assert time.monotonic() - t0 < 15
-    assert reply["harness"]["outcome"] == "timeout"
-    assert "did not read" in reply["harness"]["message"]
+    assert isinstance(reply, HarnessVerdict) and reply.outcome == "timeout"
+    assert "did not read" in reply.message
 
 
 def test_hello_never_answered(tmp_path):

@@ -16,7 +16,7 @@ import pytest
 
 from conformance import runner, serve
 from conformance.loader import Case
-from conformance.protocol import ProtocolClient, ProtocolError, interpret_reply
+from conformance.protocol import HarnessVerdict, ProtocolClient, ProtocolError, interpret_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE_CMD = f"{shlex.quote(sys.executable)} -m conformance serve"
@@ -246,5 +246,6 @@ def test_interpret_reply():
     assert interpret_reply({"seq": 1, "errored": {"message": "m"}})[0] == "error"
     kind, obs = interpret_reply({"seq": 1, "refused": {"step": 0, "clause": "4"}, "state": {}})
     assert kind == "observed" and obs["refused"]["clause"] == "4"
-    assert interpret_reply({"seq": 1, "harness": {"outcome": "timeout", "message": "late"}}) == \
-        ("timeout", {"message": "late"})
+    assert interpret_reply(HarnessVerdict(1, "timeout", "late")) == ("timeout", {"message": "late"})
+    # a dict is never a harness verdict, whatever it says: it is an implementation's reply
+    assert interpret_reply({"seq": 1, "state": {}, "harness": {"outcome": "pass"}})[0] == "observed"

@@ -247,13 +247,6 @@ def test_every_counter_the_engine_reads_is_in_the_vocabulary():
     assert used <= set(vocab.COUNTERS), sorted(used - set(vocab.COUNTERS))
 
 
-def test_refusal_clauses_are_clause_ids():
-    pat = re.compile(r"^(\d+(\.\d+)*|rb7:[a-z0-9-]+(\.[IVX]+)?|hkk-case/1)$")
-    for verb, situation, clause in vocab.REFUSALS:
-        first = clause.split(" ")[0]
-        assert pat.match(first), (verb, situation, clause)
-
-
 # --------------------------------------------------------------------------
 # format versions in hello
 

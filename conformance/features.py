@@ -1,0 +1,139 @@
+"""Features: the parts of the rules a case needs an implementation to have, derived from the case.
+
+Covers docs/spec/hkk-profiles.md ("Features"). An observation (conformance.profiles) is what a
+case's ``then`` looks at; a feature is what its ``given``, ``when`` and ``then`` use. An
+implementation declares in ``hello`` the features it implements (``"features": [...]``; absent:
+all of them); a case needing an undeclared one is skipped by the harness with the feature named
+(``unsupported: ["feature:NAME"]``), never sent, never passed. The features and what makes a case
+need one (:func:`needs`), read from the whole case, the steps inside cards' ``effects`` included:
+
+``continuous``
+    a card with ``continuous`` entries (docs/spec/hkk-effects.md);
+``lasting``
+    a timed effect: the verb ``add_effect``, or ``lasting`` in ``given`` / ``then``;
+``replace``
+    a card with ``replace`` entries (mk:5.12);
+``split``
+    a ``damage`` / ``heal`` with ``targets`` or ``split`` (111.1.3–111.2.4);
+``repeat``
+    the verb ``repeat`` (106);
+``delay``
+    a delayed resource: the verb ``delay``, or ``delayed`` in ``given`` / ``then`` (114);
+``combat_steps``
+    the combat sub-phases: ``advance.step``, ``turn.combat_step``, ``combat_step`` events;
+``windows``
+    the life-saving window (136.8): a card's ``just_damaged`` in ``given`` / ``then``, or a
+    regeneration activated (usable only right after the damage);
+``decisions``
+    pending decisions: the verb ``choose``, ``pending`` in ``given`` / ``then``, or a
+    ``decision_pending`` event (4.23.5, 124.4);
+``priority``
+    contradicting effects decided by the priority order: the verb ``resolve_conflict`` or a
+    ``conflict_resolved`` event (102, mk:5.10).
+
+Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
+covers what no verb name shows.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
+            "windows", "decisions", "priority")
+
+# a step's verb -> the feature it needs by itself
+_VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
+                  "choose": "decisions", "resolve_conflict": "priority"}
+# an event named in then.events / then.no_events -> the feature
+_EVENT_FEATURES = {"combat_step": "combat_steps", "decision_pending": "decisions",
+                   "conflict_resolved": "priority"}
+# top-level keys of given / then -> the feature
+_STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisions"}
+
+__all__ = ["FEATURES", "needs", "missing"]
+
+
+def _verbs() -> frozenset[str]:
+    from conformance.verbs import ALL_VERBS
+    return frozenset(ALL_VERBS)
+
+
+def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
+    """Every mapping and list inside ``value``: steps (a mapping of one known verb to its
+    arguments) and card definitions (a mapping with ``continuous`` / ``replace`` lists)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        if len(node) == 1:
+            (verb, args), = node.items()
+            if verb in verbs and (args is None or isinstance(args, dict)):
+                if verb in _VERB_FEATURES:
+                    found.add(_VERB_FEATURES[verb])
+                if isinstance(args, dict):
+                    if verb in ("damage", "heal") and ("split" in args or "targets" in args):
+                        found.add("split")
+                    if verb == "advance" and args.get("step") is not None:
+                        found.add("combat_steps")
+                    if verb == "activate" and args.get("ability") == "regeneration":
+                        found.add("windows")
+        # a card's `continuous` is a list (`resolve_conflict`'s entries carry a flag of that name)
+        if isinstance(node.get("continuous"), list) and node["continuous"]:
+            found.add("continuous")
+        if isinstance(node.get("replace"), list) and node["replace"]:
+            found.add("replace")
+        if "just_damaged" in node:
+            found.add("windows")
+        stack.extend(node.values())
+
+
+def _regenerates_by_index(given: Any, when: Any) -> bool:
+    """An ``activate`` naming a card's regeneration by its index."""
+    cards = given.get("cards") if isinstance(given, dict) else None
+    for step in when if isinstance(when, list) else []:
+        args = step.get("activate") if isinstance(step, dict) else None
+        if not isinstance(args, dict) or not isinstance(cards, dict):
+            continue
+        idx, card = args.get("ability"), cards.get(args.get("card"))
+        abilities = card.get("abilities") if isinstance(card, dict) else None
+        if isinstance(idx, int) and not isinstance(idx, bool) and isinstance(abilities, list) \
+                and 0 <= idx < len(abilities) and isinstance(abilities[idx], dict) \
+                and abilities[idx].get("keyword") == "regeneration":
+            return True
+    return False
+
+
+def needs(given: Any, when: Any, then: Any) -> list[str]:
+    """The features a case needs, in the order of :data:`FEATURES`."""
+    found: set[str] = set()
+    verbs = _verbs()
+    for part in (given, then):
+        if isinstance(part, dict):
+            for key, feature in _STATE_FEATURES.items():
+                if part.get(key) not in (None, [], {}):
+                    found.add(feature)
+            turn = part.get("turn")
+            if isinstance(turn, dict) and turn.get("combat_step") is not None:
+                found.add("combat_steps")
+    _walk(given, found, verbs)
+    _walk(when, found, verbs)
+    if "windows" not in found and _regenerates_by_index(given, when):
+        found.add("windows")
+    if isinstance(then, dict):
+        for key in ("events", "no_events"):
+            for ev in then.get(key) or []:
+                if isinstance(ev, dict) and ev.get("event") in _EVENT_FEATURES:
+                    found.add(_EVENT_FEATURES[ev["event"]])
+        _walk(then.get("cards"), found, verbs)
+    return [f for f in FEATURES if f in found]
+
+
+def missing(needed: list[str], declared: list[str] | tuple[str, ...] | None) -> list[str]:
+    """The features in ``needed`` that ``declared`` lacks (None: every feature is declared)."""
+    if declared is None:
+        return []
+    return [f for f in needed if f not in declared]
