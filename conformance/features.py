@@ -29,7 +29,14 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     ``decision_pending`` event (4.23.5, 124.4);
 ``priority``
     contradicting effects decided by the priority order: the verb ``resolve_conflict`` or a
-    ``conflict_resolved`` event (102, mk:5.10).
+    ``conflict_resolved`` event (102, mk:5.10);
+``reactions``
+    hkk-case/2: the reaction queue — ``wait`` or ``answers`` on a step, a card with ``reaction:
+    true``, an ability with ``reaction`` or ``on_play``, the verbs ``prevent`` / ``modify``,
+    ``queue`` in ``then``, or a queue event (docs/spec/hkk-reactions.md);
+``triggers``
+    hkk-case/2: automatic abilities — an ability with ``trigger``, a step's ``forgotten``, the
+    verb ``make_up``, ``missed`` in ``then``, or a ``triggered`` / ``missed`` / ``made_up`` event.
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -39,16 +46,26 @@ from __future__ import annotations
 from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
-            "windows", "decisions", "priority")
+            "windows", "decisions", "priority", "reactions", "triggers")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
-                  "choose": "decisions", "resolve_conflict": "priority"}
+                  "choose": "decisions", "resolve_conflict": "priority",
+                  "prevent": "reactions", "modify": "reactions", "make_up": "triggers"}
 # an event named in then.events / then.no_events -> the feature
 _EVENT_FEATURES = {"combat_step": "combat_steps", "decision_pending": "decisions",
-                   "conflict_resolved": "priority"}
+                   "conflict_resolved": "priority",
+                   **{e: "reactions" for e in ("queued", "resolved", "prevented", "prevent_set",
+                                               "modify_set", "returned")},
+                   **{e: "triggers" for e in ("triggered", "missed", "made_up")}}
 # top-level keys of given / then -> the feature
-_STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisions"}
+_STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisions",
+                   "queue": "reactions", "missed": "triggers"}
+# keys of a step's arguments -> the feature
+_ARG_FEATURES = {"wait": "reactions", "answers": "reactions", "with": "reactions",
+                 "forgotten": "triggers"}
+# keys of an ability entry -> the feature
+_ABILITY_FEATURES = {"trigger": "triggers", "reaction": "reactions", "on_play": "reactions"}
 
 __all__ = ["FEATURES", "needs", "missing"]
 
@@ -81,6 +98,7 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
                         found.add("combat_steps")
                     if verb == "activate" and args.get("ability") == "regeneration":
                         found.add("windows")
+                    found.update(f for k, f in _ARG_FEATURES.items() if k in args)
         # a card's `continuous` is a list (`resolve_conflict`'s entries carry a flag of that name)
         if isinstance(node.get("continuous"), list) and node["continuous"]:
             found.add("continuous")
@@ -88,6 +106,10 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("replace")
         if "just_damaged" in node:
             found.add("windows")
+        if node.get("reaction") is True and "kind" in node:
+            found.add("reactions")                # an instant reaction card
+        if isinstance(node.get("keyword"), str):  # an ability entry
+            found.update(f for k, f in _ABILITY_FEATURES.items() if node.get(k) not in (None, False))
         stack.extend(node.values())
 
 

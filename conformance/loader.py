@@ -68,11 +68,13 @@ from yaml.events import (AliasEvent, MappingEndEvent, MappingStartEvent, ScalarE
                          SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 
 from conformance.safe_yaml import Loader  # re-exported: the kit's one safe loader
-from conformance.verbs import ALL_VERBS, CARD_TYPES, PLAYERS, ZONES
+from conformance.verbs import ALL_VERBS, CARD_TYPES, FORMATS, PLAYERS, ZONES, version_of
 
-FORMAT = "hkk-case/1"
+FORMAT = "hkk-case/1"                # the first format; FORMATS lists every one a file may name
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
+SCHEMA_PATHS = {n + 1: Path(__file__).resolve().parent / "schema" / f"hkk-case-{n + 1}.schema.json"
+                for n in range(len(FORMATS))}
 
 _YAML = "tag:yaml.org,2002:"
 SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map"))
@@ -91,7 +93,7 @@ MAX_NUMBER_CHARS = 64          # a longer integer literal is not converted (Pyth
 _TOO_DEEP_TAG = "tag:kodex,2024:too-deep"   # placeholder for a subtree beyond MAX_DEPTH
 
 # the loaded-file cache (module docstring)
-CACHE_FORMAT = "kodex-load-cache/1"
+CACHE_FORMAT = "kodex-load-cache/2"
 MAX_CACHE_ENTRY_BYTES = 64 * 1024 * 1024    # a larger entry is not read (and rebuilt)
 
 
@@ -112,6 +114,11 @@ class Case:
     file: str = "<string>"
     line: int = 0
     index: int = 0
+    format: str = FORMAT            # the file's case format (hkk-case/N)
+
+    @property
+    def version(self) -> int:
+        return version_of(self.format)
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,7 @@ class _File:
 
     def __init__(self, name: str):
         self.name = name
+        self.version = 1                     # the format version the file names
         self.lines: dict[str, int] = {}
         self.errors: list[InputError] = []
         self.neutralised: set[str] = set()   # nodes replaced after an error
@@ -536,34 +544,34 @@ def _too_big(size: int | None) -> str:
 # --------------------------------------------------------------------------
 # schema
 
-@lru_cache(maxsize=1)
-def load_schema() -> dict:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+@lru_cache(maxsize=None)
+def load_schema(version: int = 1) -> dict:
+    return json.loads(SCHEMA_PATHS[version].read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=1)
-def _validator():
+@lru_cache(maxsize=None)
+def _validator(version: int = 1):
     from jsonschema import Draft202012Validator
-    return Draft202012Validator(load_schema())
+    return Draft202012Validator(load_schema(version))
 
 
-@lru_cache(maxsize=1)
-def _fast_validator():
+@lru_cache(maxsize=None)
+def _fast_validator(version: int = 1):
     """The same schema compiled by jsonschema-rs, or None where it is not installed or
     refuses the schema. It only ever says "valid": a document it does not accept goes to
     :func:`_validator`, whose verdict and messages are the ones reported
     (tests/test_schema_fast_path.py checks that the two agree)."""
     try:
         import jsonschema_rs
-        return jsonschema_rs.validator_for(load_schema())
+        return jsonschema_rs.validator_for(load_schema(version))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:   # noqa: BLE001 - also a Rust panic (not an Exception): jsonschema decides
         return None
 
 
-def _fast_valid(data: Any) -> bool:
-    fast = _fast_validator()
+def _fast_valid(data: Any, version: int = 1) -> bool:
+    fast = _fast_validator(version)
     if fast is None:
         return False
     try:
@@ -581,9 +589,9 @@ def _schema_errors(data: Any, f: _File) -> list[tuple[str, str]]:
     from jsonschema.exceptions import best_match
 
     out: list[tuple[str, str]] = []
-    if _fast_valid(data):
+    if _fast_valid(data, f.version):
         return out
-    for err in _validator().iter_errors(data):
+    for err in _validator(f.version).iter_errors(data):
         err = best_match([err]) or err
         ptr = pointer(*err.absolute_path)
         msg = _short(err.message, 300)     # it quotes the instance, which may be huge
@@ -758,7 +766,7 @@ def _check_vocabulary(case: Any, cptr: str, f: _File) -> set[str]:
     the schema's own errors are redundant."""
     from conformance.vocabulary import check_case
     suppress: set[str] = set()
-    for ptr, msg, under in check_case(case, cptr):
+    for ptr, msg, under in check_case(case, cptr, f.version):
         if any(ptr == n or ptr.startswith(n + "/") for n in f.neutralised):
             continue                # already reported as an unsafe or recursive node
         f.error(ptr, msg)
@@ -824,12 +832,13 @@ def _load_one(text: str, name: str) -> tuple[list[tuple[int, dict]], _File, list
                     f"not a {type(data).__name__}")
         return [], f, []
     fmt = data.get("format")
-    if fmt != FORMAT:
+    if fmt not in FORMATS:
         if "format" not in data:
             f.error("/format", f"missing format: this is not a {FORMAT} file", 1)
         else:
-            f.error("/format", f"unsupported format {fmt!r}: expected {FORMAT!r}")
+            f.error("/format", f"unsupported format {fmt!r}: expected one of {', '.join(FORMATS)}")
         return [], f, []
+    f.version = version_of(fmt)
 
     cases = data.get("cases")
     bad_steps: set[str] = set()
@@ -928,7 +937,7 @@ class _Collector:
                 keep.append((i, c, valid[1]))
         errors.sort(key=lambda e: e.line)
         self.result.errors.extend(errors)
-        self.result.cases.extend(_case_of(i, c, name, lines[0]) for i, c, lines in keep)
+        self.result.cases.extend(_case_of(i, c, name, lines[0], fr.format) for i, c, lines in keep)
 
 
 # --------------------------------------------------------------------------
@@ -943,6 +952,7 @@ class _FileResult:
     errors: list
     every: list
     valid: dict
+    format: str = FORMAT
 
 
 def _analyse(text: str, name: str) -> _FileResult:
@@ -953,16 +963,16 @@ def _analyse(text: str, name: str) -> _FileResult:
         out[i] = (c, (f.lines.get(join(cptr, "id"), f.line_of(cptr)),
                       f.line_of(join(cptr, "clause")),
                       [f.line_of(join(cptr, "also", j)) for j in range(len(c.get("also") or []))]))
-    return _FileResult(list(f.errors), list(every), out)
+    return _FileResult(list(f.errors), list(every), out, FORMATS[f.version - 1])
 
 
-def _case_of(i: int, c: dict, name: str, line: int) -> Case:
+def _case_of(i: int, c: dict, name: str, line: int, fmt: str = FORMAT) -> Case:
     return Case(
         id=c["id"], clause=c["clause"], also=list(c.get("also") or []),
         title=c.get("title", ""), rulesets=list(c.get("rulesets") or []),
         tags=list(c.get("tags") or []), given=c.get("given") or {},
         when=list(c.get("when") or []), then=c.get("then") or {},
-        file=name, line=line, index=i)
+        file=name, line=line, index=i, format=fmt)
 
 
 def cache_dir() -> Path | None:
@@ -1002,7 +1012,8 @@ def _fingerprint() -> str:
         path = getattr(sys.modules.get(mod), "__file__", None)
         h.update(mod.encode())
         h.update(Path(path).read_bytes() if path else b"<none>")
-    h.update(SCHEMA_PATH.read_bytes())
+    for path in SCHEMA_PATHS.values():
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 
@@ -1045,7 +1056,10 @@ def _from_entry(data: Any, key: str, name: str) -> _FileResult:
                 and (also is None or isinstance(also, list))):
             raise ValueError("a case of the wrong shape")
         valid[i] = (c, (id_line, clause_line, also_lines))
-    return _FileResult(errors, every, valid)
+    fmt = data.get("case_format")
+    if fmt not in FORMATS:
+        raise ValueError("an unknown case format")
+    return _FileResult(errors, every, valid, fmt)
 
 
 def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
@@ -1074,7 +1088,8 @@ def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
                    "errors": [[e.file, e.line, e.pointer, e.field, e.message] for e in fr.errors],
                    "every": [list(x) for x in fr.every],
                    "valid": [[i, c, lines[0], lines[1], lines[2]]
-                             for i, (c, lines) in sorted(fr.valid.items())]}
+                             for i, (c, lines) in sorted(fr.valid.items())],
+                   "case_format": fr.format}
         atomicio.write_text(entry, json.dumps(payload, ensure_ascii=True,
                                               separators=(",", ":")))
         # the entry is what later runs read: hand out the same (JSON) data now

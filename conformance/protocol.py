@@ -722,9 +722,9 @@ class ProtocolClient:
         return HarnessVerdict(seq, outcome, message)
 
     def run(self, case_id: str, ruleset: str, given: dict | None,
-            when: list | None) -> dict | HarnessVerdict:
+            when: list | None, fmt: str = CASE_FORMAT) -> dict | HarnessVerdict:
         """Send one case (without ``then``) and return the reply for it."""
-        for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
+        for _key, reply in self.run_many([(None, case_id, ruleset, given, when, fmt)]):
             return reply
         raise AssertionError("unreachable: one reply per case")  # pragma: no cover
 
@@ -779,11 +779,13 @@ class ProtocolClient:
             if not self._restart():
                 return [(key, self._harness(seq, "not_run", self.unavailable))] + \
                     self._drop_backlog(self.unavailable)
-        case_id, ruleset, given, when = item
+        case_id, ruleset, given, when, *fmt = item
         request = {"cmd": "run", "seq": seq,
                    "case": {"id": case_id, "ruleset": ruleset,
                             "given": given if given is not None else {},
                             "when": when if when is not None else []}}
+        if fmt and fmt[0] != CASE_FORMAT:
+            request["case"]["format"] = fmt[0]   # a later format (hkk-protocol-additions.md)
         proc = self._proc
         end = proc.queue(request)
         flight = _Flight(key, seq, item, end)
@@ -1099,8 +1101,8 @@ class ProtocolPool:
         return [c.stderr_path for c in self.clients if c.stderr_path is not None]
 
     def run(self, case_id: str, ruleset: str, given: dict | None,
-            when: list | None) -> dict | HarnessVerdict:
-        for _key, reply in self.run_many([(None, case_id, ruleset, given, when)]):
+            when: list | None, fmt: str = CASE_FORMAT) -> dict | HarnessVerdict:
+        for _key, reply in self.run_many([(None, case_id, ruleset, given, when, fmt)]):
             return reply
         raise AssertionError("unreachable: one reply per case")  # pragma: no cover
 

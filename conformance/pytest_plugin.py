@@ -287,7 +287,7 @@ def _run_fallback(case: Case, ruleset: str | None):
     if chosen not in avail:
         return "skip", None, f"unsupported ruleset {chosen}"
     try:
-        res = engine.run_case(case.given, case.when, chosen)
+        res = engine.run_case(case.given, case.when, chosen, version=case.version)
     except NotImplementedError as exc:
         return "skip", None, f"not implemented by the engine: {exc}"
     except Exception as exc:  # noqa: BLE001

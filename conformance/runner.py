@@ -443,7 +443,7 @@ def run_one(case, ruleset: str | None = None, impl=None, *,
         if impl is None:
             _run_in_process(case, chosen, oc, timeout)
         else:
-            _take_reply(case, oc, impl.run(case.id, chosen, case.given, case.when))
+            _take_reply(case, oc, impl.run(case.id, chosen, case.given, case.when, case.format))
     except Exception as exc:  # a fault of the harness itself: still per case
         _harness_fault(oc, exc)
     finally:
@@ -493,6 +493,12 @@ def _prepare(case, ruleset: str | None, impl, oc: CaseOutcome) -> str | None:
         oc.message = f"unsupported ruleset {chosen} (available: {', '.join(rulesets)})"
         oc.unsupported = [f"ruleset:{chosen}"]
         return None
+    formats = getattr(impl, "formats", None) if impl is not None else None
+    if formats and case.format not in formats:
+        oc.outcome = "skip"
+        oc.message = f"the case is {case.format}; the implementation speaks {', '.join(formats)}"
+        oc.unsupported = [f"format:{case.format}"]
+        return None
     if verbs is not None:
         missing = [v for v in _case_verbs(case) if v not in verbs]
         if missing:
@@ -523,7 +529,8 @@ def _run_in_process(case, ruleset: str, oc: CaseOutcome, timeout: float | None) 
     from model import engine
     try:
         res = _call_with_timeout(
-            lambda: engine.run_case(case.given, case.when, ruleset=ruleset), timeout)
+            lambda: engine.run_case(case.given, case.when, ruleset=ruleset, version=case.version),
+            timeout)
     except _CaseTimeout:
         oc.outcome = "timeout"
         oc.message = f"no result within {timeout:g} s"
@@ -699,7 +706,7 @@ def _run_pipelined(cases: list, ruleset: str | None, impl) -> Iterator[CaseOutco
             _harness_fault(oc, exc)
             chosen = None
         prepared.append((case, oc, chosen))
-    replies = impl.run_many((n, case.id, chosen, case.given, case.when)
+    replies = impl.run_many((n, case.id, chosen, case.given, case.when, case.format)
                             for n, (case, _oc, chosen) in enumerate(prepared)
                             if chosen is not None)
     t0 = time.perf_counter()

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance.loader import MAX_INT
+from conformance.verbs import FORMATS          # the case formats the reference speaks: every one
 
 # Limits, checked before the work is done. The corpus today: a run request of at most
 # ~1.3 KB, nesting depth 13 (11 in the case), 6 steps, 16 cards, integers up to 25.
@@ -125,7 +126,6 @@ def _engine():
     return engine
 
 
-FORMATS = ("hkk-case/1",)      # the case formats the reference speaks (docs/spec/hkk-versions.md)
 
 
 def hello_reply(request: dict) -> dict:
@@ -176,6 +176,10 @@ def run_reply(seq: int, case: Any, ruleset_default: str = "kodex") -> dict:
                                                    f"the limit of {MAX_CARDS} (limits.cards)",
                                         "traceback": ""}}
     ruleset = case.get("ruleset") or ruleset_default
+    fmt = case.get("format", FORMATS[0])
+    if fmt not in FORMATS:
+        return {"seq": seq, "skipped": f"case format {_short(repr(fmt))} is not spoken",
+                "unsupported": [f"format:{_short(str(fmt))}"]}
     try:
         engine = _engine()
         known = _serving_rulesets
@@ -187,7 +191,7 @@ def run_reply(seq: int, case: Any, ruleset_default: str = "kodex") -> dict:
             return {"seq": seq, "skipped": "verbs not supported by the reference engine",
                     "unsupported": missing}
         with contextlib.redirect_stdout(sys.stderr):
-            res = engine.run_case(given, when, ruleset=ruleset)
+            res = engine.run_case(given, when, ruleset=ruleset, version=FORMATS.index(fmt) + 1)
     except Exception as exc:
         return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
                                         "traceback": traceback.format_exc()}}

@@ -49,6 +49,7 @@ class Arg:
     type: str
     description: str
     values: tuple[str, ...] = ()
+    since: int = 1                 # the version of the case format that added it (hkk-case/N)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Verb:
     required: tuple[str, ...] = ()
     clauses: tuple[str, ...] = ()  # where the rules of the verb live, informative
     one_of: tuple[str, ...] = ()   # at least one of these arguments is given
+    since: int = 1                 # the version of the case format that added it (hkk-case/N)
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -83,6 +85,10 @@ COMMON_ARGS: dict[str, Arg] = {
                   "unnamed source controlled by `by`"),
     "by": Arg("by", "player", "the player controlling the step's source (default: the active "
                               "player)"),
+    "forgotten": Arg("forgotten", "cards_or_abilities",
+                     "hkk-case/2: the automatic abilities this step sets off that the players "
+                     "forget (card ids, or `card#index`): not carried out, they may be made up "
+                     "this turn (133.4; docs/spec/hkk-reactions.md)", since=2),
 }
 
 
@@ -100,14 +106,24 @@ _SPEC_ACTIONS = (
           Arg("from", "enum", "where the card is played from (default hand)",
               ("hand", "graveyard", "deck")),
           Arg("targets", "targets", "the targets chosen"),
-          Arg("pay", "any", "choices of how the cost is paid")),
+          Arg("pay", "any", "choices of how the cost is paid"),
+          Arg("wait", "boolean", "hkk-case/2: the card waits on the reaction queue for answers "
+                                 "before it comes into being (4.21.1)", since=2),
+          Arg("answers", "string", "hkk-case/2: a reaction card: the queue entry (or card) it "
+                                   "answers (default: the top of the queue)", since=2),
+          Arg("with", "cards", "hkk-case/2: the further cards the played card brings into play "
+                               "(4.21.2)", since=2)),
          ("card",)),
     Verb("activate", "action", "activate an ability of a card",
          (_p(), Arg("card", "card", "the card whose ability is activated"),
           Arg("ability", "ability", "the ability: index or keyword"),
           Arg("targets", "targets", "the targets chosen"),
           Arg("x", "integer", "the value of X"),
-          Arg("pay", "any", "choices of how the ability's cost is paid (builders, sacrifice)")),
+          Arg("pay", "any", "choices of how the ability's cost is paid (builders, sacrifice)"),
+          Arg("wait", "boolean", "hkk-case/2: the ability waits on the reaction queue for answers "
+                                 "before it takes effect (4.21.1, 136.5)", since=2),
+          Arg("answers", "string", "hkk-case/2: a reaction ability: the queue entry (or card) it "
+                                   "answers (default: the top of the queue)", since=2)),
          ("card",)),
     Verb("advance", "action",
          "run the game forward to the next start of a phase, carrying out every automatic step "
@@ -253,9 +269,38 @@ _PROJECT = (
          (_p(),), (), ("4.11.7", "4.11.8")),
 )
 
+# hkk-case/2 (docs/spec/hkk-reactions.md)
+_VERSION_2 = (
+    Verb("make_up", "project",
+         "a forgotten automatic effect is carried out now, until the end of the turn (133.4)",
+         (_p(), Arg("card", "card", "the card whose automatic ability was forgotten"),
+          Arg("ability", "ability", "the ability: index or keyword")),
+         ("card",), ("133.4",), since=2),
+    Verb("prevent", "project",
+         "a reaction's effect: the card or ability it answers is prevented (137.3, 4.21.2)",
+         (Arg("entry", "string", "the queue entry prevented (default: the one the reaction answers)"),),
+         (), ("137.3", "4.21.2"), since=2),
+    Verb("modify", "project",
+         "a reaction's effect: the damage and healing of what it answers change by `amount`",
+         (Arg("amount", "integer", "added to every damage / heal amount (never below 0)"),
+          Arg("entry", "string", "the queue entry modified (default: the one the reaction answers)")),
+         ("amount",), ("rb7:kijatszasi-sorrend",), since=2),
+)
+
 SPEC_VERBS: dict[str, Verb] = {v.name: v for v in _SPEC_ACTIONS + _SPEC_EFFECTS}
-PROJECT_VERBS: dict[str, Verb] = {v.name: v for v in _PROJECT}
+PROJECT_VERBS: dict[str, Verb] = {v.name: v for v in _PROJECT + _VERSION_2}
 ALL_VERBS: dict[str, Verb] = {**SPEC_VERBS, **PROJECT_VERBS}
+FORMATS = ("hkk-case/1", "hkk-case/2")     # the case formats, oldest first (docs/spec/hkk-versions.md)
+
+
+def version_of(fmt: str) -> int:
+    """The version number of a case format name (``hkk-case/2`` → 2)."""
+    return FORMATS.index(fmt) + 1
+
+
+def verbs_of(version: int) -> dict[str, Verb]:
+    """The verbs a case of that format version may use."""
+    return {n: v for n, v in ALL_VERBS.items() if v.since <= version}
 ACTION_VERBS = tuple(v.name for v in _SPEC_ACTIONS)
 EFFECT_VERBS = tuple(v.name for v in _SPEC_EFFECTS)
 
@@ -313,6 +358,8 @@ def arg_schema(arg: Arg) -> dict:
                         "required": ["turns"], "additionalProperties": False}]}
     elif t == "step":
         s = {"$ref": "#/$defs/step"}
+    elif t == "cards_or_abilities":
+        s = {"type": "array", "items": {"type": "string", "pattern": "^[^#]+(#[0-9]+)?$"}}
     elif t == "any":
         s = {}
     else:  # pragma: no cover - guarded by the tests
@@ -320,11 +367,12 @@ def arg_schema(arg: Arg) -> dict:
     return {"description": arg.description, **s}
 
 
-def step_args_schema(verb: Verb) -> dict:
-    """The JSON Schema of a verb's argument mapping (``{verb: <this>}``)."""
-    props = {a.name: arg_schema(a) for a in verb.args}
+def step_args_schema(verb: Verb, version: int = 1) -> dict:
+    """The JSON Schema of a verb's argument mapping (``{verb: <this>}``) in a format version."""
+    props = {a.name: arg_schema(a) for a in verb.args if a.since <= version}
     for a in COMMON_ARGS.values():
-        props[a.name] = arg_schema(a)
+        if a.since <= version:
+            props[a.name] = arg_schema(a)
     out = {
         "title": f"{verb.name} ({'project addition' if verb.group == 'project' else verb.group})",
         "description": verb.description,

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import json
 import sys
 from dataclasses import dataclass
@@ -43,11 +44,11 @@ from typing import Any, Iterator
 from model.state import KEYWORD_ALIASES as _ENGINE_ALIASES
 from model.state import KINDS as _ENGINE_KINDS
 
-from conformance.verbs import ALL_VERBS, ELEMENTS, MOVE_DESTINATIONS, PHASES, ZONES, step_args_schema
+from conformance.verbs import (ALL_VERBS, ELEMENTS, FORMATS, MOVE_DESTINATIONS, PHASES, ZONES,  # noqa: F401
+                               step_args_schema, verbs_of)
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
 EXTENSION_PREFIX = "x-"
-FORMATS = ("hkk-case/1",)
 
 # --------------------------------------------------------------------------
 # card kinds
@@ -281,6 +282,7 @@ MOVE_CAUSES: dict[str, str] = {
     "create": "`create`: the card comes into being (`from: created`)",
     "attached": "a card attached to one that leaves goes to the graveyard (5.5.5) or changes controller with it",
     "shadow": "the shadow ability: back to the owner's hand (136.9)",
+    "prevented": "hkk-case/2: a prevented card from the reaction queue to its owner's graveyard (4.21.2)",
 }
 MOVE_CAUSE_BY_VERB: dict[str, str] = {
     "draw": "draw",
@@ -369,6 +371,71 @@ THEN_FIELDS: dict[str, str] = {
 }
 
 # --------------------------------------------------------------------------
+# hkk-case/2: what the version adds (docs/spec/hkk-reactions.md). A case of format hkk-case/1 may
+# use none of it; every name above stays valid in hkk-case/2 with the same meaning.
+
+V2_SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-2.schema.json"
+V2_CARD_FIELDS: dict[str, str] = {
+    "reaction": "hkk-case/2: `true`: an instant reaction card (azonnali reakció lap, rb7:kijatszasi-sorrend): an instant that may also answer a card or ability waiting on the reaction queue",
+}
+V2_KEYWORDS: dict[str, Keyword] = {
+    "no_reaction": Keyword(("to",), "132.14", "hkk-case/2: nothing may react to the card's play or to the permanent's abilities; `to`: `any` (default), `spells` (no reaction spell), `abilities` (no reaction ability)"),
+}
+V2_ABILITY_FIELDS: dict[str, str] = {
+    "trigger": "hkk-case/2: an automatic ability (133.0): the event pattern that sets it off (`$self`, `$controller`, `$opponent` stand for the card, its controller, the other player); with a `cost` it is an activated related effect (4.24.3.0)",
+    "immediately": "hkk-case/2: with `trigger`: carried out at once, before the rest of the action and its reactions (133.2)",
+    "reaction": "hkk-case/2: `true`: also usable as a reaction; `only`: only as a reaction (137.2); an ability with a `prevent` step is always one (137.3)",
+    "on_play": "hkk-case/2: `true`: usable only right after the card's successful play, before any other action but reactions (137)",
+    "disadvantage": "hkk-case/2: `true`: a disadvantage (hátrány): activating it is an action nobody may react to (4.23.1); an automatic one is an automatic effect (133.3)",
+}
+V2_EVENTS: dict[str, Event] = {
+    "queued": _ev("entry card player ability answers clause", "entry card player",
+                  "hkk-case/2: a card being played or an ability being used waits on the reaction queue (4.21.1); `answers`: the entry a reaction answers"),
+    "resolved": _ev("entry card player clause", "entry card",
+                    "hkk-case/2: a queue entry comes into being (it was not prevented), last in first out"),
+    "prevented": _ev("entry card player ability clause", "entry card",
+                     "hkk-case/2: a queue entry was prevented: a card goes to the graveyard (4.21.2), an ability does nothing (136.5)"),
+    "prevent_set": _ev("entry card clause", "entry",
+                       "hkk-case/2: a resolving reaction prevents the entry it answers (137.3)"),
+    "modify_set": _ev("entry card amount clause", "entry amount",
+                      "hkk-case/2: a resolving reaction changes the amounts of the entry it answers"),
+    "returned": _ev("card to player clause", "card to",
+                    "hkk-case/2: a further card of a prevented card goes back where it was played from (4.21.2)"),
+    "triggered": _ev("card ability keyword player clause", "card ability",
+                     "hkk-case/2: an automatic ability is carried out (133.0; 133.2 at once)"),
+    "missed": _ev("card ability player lost clause", "card ability",
+                  "hkk-case/2: the players forgot an automatic effect (`forgotten`); `lost: true` for an automatic reaction, which cannot be made up (133.4)"),
+    "made_up": _ev("card ability player clause", "card ability",
+                   "hkk-case/2: a forgotten automatic effect is carried out (133.4)"),
+    "combat_ability_declared": _ev("card target amount element player", "card target amount",
+                                   "hkk-case/2: a combat ability declared in IV; it takes effect with the others when IV ends (rb7:harci-fazis.IV)"),
+}
+V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",)}
+V2_THEN_FIELDS: dict[str, str] = {
+    "queue": "hkk-case/2: the reaction queue, bottom first: `[{id, kind, player, card, ability, targets, answers, reaction, with, from, prevented, modify}]` (4.21.1)",
+    "missed": "hkk-case/2: the forgotten automatic effects that may still be made up this turn: `[{card, ability, player}]` (133.4)",
+}
+V2_RETURNED_CARD_FIELDS: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def vocabulary(version: int) -> dict[str, dict]:
+    """The names of a format version: card fields, keywords, ability fields, events, then fields."""
+    two = version >= 2
+    events = dict(EVENTS)
+    if two:
+        for name, extra in V2_EVENT_FIELDS.items():
+            ev = events[name]
+            events[name] = Event(ev.fields + extra, ev.required, ev.meaning)
+        events.update(V2_EVENTS)
+    return {"card": {**CARD_FIELDS, **(V2_CARD_FIELDS if two else {})},
+            "keywords": {**KEYWORDS, **(V2_KEYWORDS if two else {})},
+            "ability_fields": (*ACTIVATED_FIELDS, *(V2_ABILITY_FIELDS if two else ())),
+            "events": events,
+            "then": {**THEN_FIELDS, **(V2_THEN_FIELDS if two else {})}}
+
+
+# --------------------------------------------------------------------------
 # did-you-mean
 
 
@@ -392,9 +459,11 @@ def _ptr(base: str, *segs: Any) -> str:
     return base + "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in segs)
 
 
-def check_ability(ab: Any, ptr: str) -> Iterator[Problem]:
+def check_ability(ab: Any, ptr: str, version: int = 1) -> Iterator[Problem]:
     if not isinstance(ab, dict):
         return
+    voc = vocabulary(version)
+    keywords, own_fields = voc["keywords"], voc["ability_fields"]
     kw = ab.get("keyword")
     if not isinstance(kw, str):
         return
@@ -403,8 +472,8 @@ def check_ability(ab: Any, ptr: str) -> Iterator[Problem]:
         yield kptr, (f"keyword {kw!r} is another spelling of {KEYWORD_ALIASES[kw]!r}: write "
                      f"{KEYWORD_ALIASES[kw]!r}"), ptr
         return
-    if kw in KEYWORDS:
-        allowed = {"keyword", *KEYWORDS[kw].fields, *TIMED_FIELDS}
+    if kw in keywords:
+        allowed = {"keyword", *keywords[kw].fields, *TIMED_FIELDS}
         for name in ab:
             if name not in allowed:
                 yield _ptr(ptr, name), (f"unknown field {name!r} of keyword {kw!r}"
@@ -416,15 +485,15 @@ def check_ability(ab: Any, ptr: str) -> Iterator[Problem]:
         if kw == "unaffected_by" and "counter" in ab:
             yield from _check_counter_name(ab["counter"], _ptr(ptr, "counter"), ptr)
         for j, sub in enumerate(ab.get("abilities") or [] if kw == "grant" else []):
-            yield from check_ability(sub, _ptr(ptr, "abilities", j))
+            yield from check_ability(sub, _ptr(ptr, "abilities", j), version)
         return
     # not a keyword of the Kódex: an activated ability of the card's own, defined by its effects
     if "effects" not in ab:
-        yield kptr, (f"unknown keyword {kw!r}" + suggest(kw, list(KEYWORDS) + list(KEYWORD_ALIASES))
+        yield kptr, (f"unknown keyword {kw!r}" + suggest(kw, list(keywords) + list(KEYWORD_ALIASES))
                      + "; an ability of the card's own (an activated ability, 136) must have "
                        "`effects`"), ptr
         return
-    allowed = {"keyword", *ACTIVATED_FIELDS, *TIMED_FIELDS}
+    allowed = {"keyword", *own_fields, *TIMED_FIELDS}
     for name in ab:
         if name not in allowed:
             yield _ptr(ptr, name), (f"unknown field {name!r} of an activated ability"
@@ -439,13 +508,13 @@ def _check_counter_name(name: Any, ptr: str, suppress: str) -> Iterator[Problem]
 
 
 def check_card(card: Any, ptr: str, returned: bool = False,
-               given: bool = False) -> Iterator[Problem]:
+               given: bool = False, version: int = 1) -> Iterator[Problem]:
     """Problems of a card definition (``given``: a card of ``given.cards``, where the
     returned-only fields are accepted and ignored, so a returned state can be given
     back) or of a pattern over a returned card (``returned``)."""
     if not isinstance(card, dict):
         return
-    fields = {**CARD_FIELDS, **(RETURNED_CARD_FIELDS if returned or given else {})}
+    fields = {**vocabulary(version)["card"], **(RETURNED_CARD_FIELDS if returned or given else {})}
     for name in card:
         if name not in fields:
             yield _ptr(ptr, name), (f"unknown card field {name!r}" + suggest(name, fields)), \
@@ -462,17 +531,17 @@ def check_card(card: Any, ptr: str, returned: bool = False,
     abilities = card.get("abilities")
     if isinstance(abilities, list) and not returned:
         for j, ab in enumerate(abilities):
-            yield from check_ability(ab, _ptr(ptr, "abilities", j))
+            yield from check_ability(ab, _ptr(ptr, "abilities", j), version)
     effects = card.get("effects")
     if isinstance(effects, list) and not returned:
-        yield from check_steps(effects, _ptr(ptr, "effects"))
+        yield from check_steps(effects, _ptr(ptr, "effects"), version)
     if isinstance(abilities, list) and not returned:
         for j, ab in enumerate(abilities):
             if isinstance(ab, dict) and isinstance(ab.get("effects"), list):
-                yield from check_steps(ab["effects"], _ptr(ptr, "abilities", j, "effects"))
+                yield from check_steps(ab["effects"], _ptr(ptr, "abilities", j, "effects"), version)
 
 
-def check_steps(steps: Any, ptr: str) -> Iterator[Problem]:
+def check_steps(steps: Any, ptr: str, version: int = 1) -> Iterator[Problem]:
     if not isinstance(steps, list):
         return
     for i, step in enumerate(steps):
@@ -485,43 +554,45 @@ def check_steps(steps: Any, ptr: str) -> Iterator[Problem]:
         if verb in ("put_counter", "remove_counter") and "counter" in args:
             yield from _check_counter_name(args["counter"], _ptr(sptr, "counter"), _ptr(sptr, "counter"))
         if verb == "create" and isinstance(args.get("card"), dict):
-            yield from check_card(args["card"], _ptr(sptr, "card"))
+            yield from check_card(args["card"], _ptr(sptr, "card"), version=version)
 
 
-def check_event(ev: Any, ptr: str) -> Iterator[Problem]:
+def check_event(ev: Any, ptr: str, version: int = 1) -> Iterator[Problem]:
     if not isinstance(ev, dict) or not isinstance(ev.get("event"), str):
         return
+    events = vocabulary(version)["events"]
     name = ev["event"]
-    if name not in EVENTS:
-        yield _ptr(ptr, "event"), (f"unknown event {name!r}" + suggest(name, EVENTS)), ptr
+    if name not in events:
+        yield _ptr(ptr, "event"), (f"unknown event {name!r}" + suggest(name, events)), ptr
         return
-    allowed = {"event", *EVENTS[name].fields}
+    allowed = {"event", *events[name].fields}
     for f in ev:
         if f not in allowed:
             yield _ptr(ptr, f), (f"unknown field {f!r} of event {name!r}" + suggest(f, allowed)
-                                 + f"; its fields: {', '.join(EVENTS[name].fields) or 'none'}"), ptr
+                                 + f"; its fields: {', '.join(events[name].fields) or 'none'}"), ptr
 
 
-def check_case(case: Any, cptr: str) -> list[Problem]:
-    """Every vocabulary problem of one case (a mapping as read from YAML)."""
+def check_case(case: Any, cptr: str, version: int = 1) -> list[Problem]:
+    """Every vocabulary problem of one case (a mapping as read from YAML) of a format version."""
     out: list[Problem] = []
     if not isinstance(case, dict):
         return out
+    then_fields = vocabulary(version)["then"]
     given = case.get("given")
     if isinstance(given, dict) and isinstance(given.get("cards"), dict):
         for cid, card in given["cards"].items():
-            out.extend(check_card(card, _ptr(cptr, "given", "cards", cid), given=True))
-    out.extend(check_steps(case.get("when"), _ptr(cptr, "when")))
+            out.extend(check_card(card, _ptr(cptr, "given", "cards", cid), given=True, version=version))
+    out.extend(check_steps(case.get("when"), _ptr(cptr, "when"), version))
     then = case.get("then")
     if isinstance(then, dict):
         tptr = _ptr(cptr, "then")
         for name in then:
-            if name not in THEN_FIELDS:
+            if name not in then_fields:
                 out.append((_ptr(tptr, name), f"unknown field {name!r} in then"
-                            + suggest(name, THEN_FIELDS), _ptr(tptr, name)))
+                            + suggest(name, then_fields), _ptr(tptr, name)))
         if isinstance(then.get("cards"), dict):
             for cid, card in then["cards"].items():
-                out.extend(check_card(card, _ptr(tptr, "cards", cid), returned=True))
+                out.extend(check_card(card, _ptr(tptr, "cards", cid), returned=True, version=version))
         if isinstance(then.get("players"), dict):
             for p, pl in then["players"].items():
                 if isinstance(pl, dict):
@@ -533,7 +604,7 @@ def check_case(case: Any, cptr: str) -> list[Problem]:
         for key in ("events", "no_events"):
             if isinstance(then.get(key), list):
                 for j, ev in enumerate(then[key]):
-                    out.extend(check_event(ev, _ptr(tptr, key, j)))
+                    out.extend(check_event(ev, _ptr(tptr, key, j), version))
     return out
 
 
@@ -593,7 +664,7 @@ def _event_schema() -> dict:
     }
 
 
-def _effect_schemas() -> dict:
+def _effect_schemas(version: int = 1) -> dict:
     """The shapes of model/shapes.py as JSON Schema: continuous entries, timed effects,
     replacement effects, delayed resources, the combat sub-phases."""
     from model import shapes   # the engine's own lists of names: one source for both
@@ -636,7 +707,7 @@ def _effect_schemas() -> dict:
         "properties": {**common, "event": {"enum": list(shapes.REPLACEABLE)},
                        "instead": {"type": "array", "items": {
                            "type": "object", "minProperties": 1, "maxProperties": 1,
-                           "propertyNames": {"enum": list(ALL_VERBS)},
+                           "propertyNames": {"enum": list(verbs_of(version))},
                            "description": "a step; \"$target\" / \"$amount\" stand for whom the "
                                           "event would happen to and its amount"}}},
         "required": ["event", "instead"],
@@ -743,11 +814,70 @@ def generated_schema(current: dict | None = None) -> dict:
     then["propertyNames"] = {"enum": list(THEN_FIELDS)}
     d["given"]["properties"]["turn"]["properties"]["phase"] = {"enum": list(PHASES)}
     step = d["step"]
-    step["propertyNames"] = {"enum": list(ALL_VERBS)}
-    step["properties"] = {v: {"$ref": f"#/$defs/verb_{v}"} for v in ALL_VERBS}
-    for v in ALL_VERBS.values():
+    v1_verbs = verbs_of(1)
+    step["propertyNames"] = {"enum": list(v1_verbs)}
+    step["properties"] = {v: {"$ref": f"#/$defs/verb_{v}"} for v in v1_verbs}
+    for v in v1_verbs.values():
         d[f"verb_{v.name}"] = step_args_schema(v)
     assert set(MOVE_DESTINATIONS)  # the move destinations are in verbs.py
+    return schema
+
+
+def generated_schema_v2(v1: dict | None = None) -> dict:
+    """The schema of hkk-case/2: hkk-case/1's with the names the version adds (V2_*, the verbs and
+    arguments of conformance/verbs.py with `since: 2`)."""
+    schema = copy.deepcopy(v1 if v1 is not None else generated_schema())
+    schema["$id"] = "hkk-case-2.schema.json"
+    schema["title"] = schema.get("title", "").replace("hkk-case/1", "hkk-case/2")
+    schema["description"] = ("hkk-case/2: hkk-case/1 with the reaction queue, automatic abilities and "
+                             "the combat as the rulebook plays it (docs/spec/hkk-reactions.md). "
+                             + schema.get("description", ""))
+    schema["properties"]["format"] = {"const": "hkk-case/2", "description": "the format and its version"}
+    d = schema["$defs"]
+    card = d["card"]["properties"]
+    for name, meaning in V2_CARD_FIELDS.items():
+        card[name] = {"type": "boolean", "description": meaning}
+    ab = d["ability"]
+    nonneg = {"type": "integer", "minimum": 0}
+    ab["properties"].update({
+        "trigger": {"type": "object", "required": ["event"], "properties": {"event": {"enum": list(vocabulary(2)["events"])}},
+                    "description": V2_ABILITY_FIELDS["trigger"]},
+        "immediately": {"type": "boolean", "description": V2_ABILITY_FIELDS["immediately"]},
+        "reaction": {"enum": [True, False, "only"], "description": V2_ABILITY_FIELDS["reaction"]},
+        "on_play": {"type": "boolean", "description": V2_ABILITY_FIELDS["on_play"]},
+        "disadvantage": {"type": "boolean", "description": V2_ABILITY_FIELDS["disadvantage"]},
+    })
+    keywords = vocabulary(2)["keywords"]
+    branches = []
+    for kw, spec in keywords.items():
+        allowed = ["keyword", *spec.fields, *TIMED_FIELDS]
+        branches.append({"if": {"properties": {"keyword": {"const": kw}}},
+                         "then": {"propertyNames": {"enum": allowed}}})
+    branches.append({
+        "if": {"properties": {"keyword": {"not": {"enum": list(keywords)}}}},
+        "then": {"required": ["effects"],
+                 "properties": {"keyword": {"not": {"enum": list(KEYWORD_ALIASES)}}},
+                 "propertyNames": {"enum": ["keyword", *vocabulary(2)["ability_fields"], *TIMED_FIELDS]}}})
+    ab["allOf"] = branches
+    ab["properties"]["to"] = {"enum": list(IMMUNITY_TO) + ["any", "spells", "abilities"],
+                              "description": ABILITY_FIELD_MEANING["to"] + "; for `no_reaction`: any, spells, abilities"}
+    del nonneg
+    events = vocabulary(2)["events"]
+    d["event"]["properties"]["event"] = {"enum": list(events)}
+    d["event"]["allOf"] = [{"if": {"properties": {"event": {"const": name}}},
+                            "then": {"propertyNames": {"enum": ["event", *ev.fields]}}}
+                           for name, ev in events.items()]
+    then = d["then"]
+    for name, meaning in V2_THEN_FIELDS.items():
+        then["properties"][name] = {"description": meaning}
+    then["propertyNames"] = {"enum": list(vocabulary(2)["then"])}
+    d["card_pattern"]["propertyNames"] = {"enum": list(vocabulary(2)["card"]) + list(RETURNED_CARD_FIELDS)}
+    verbs = verbs_of(2)
+    d["step"]["propertyNames"] = {"enum": list(verbs)}
+    d["step"]["properties"] = {v: {"$ref": f"#/$defs/verb_{v}"} for v in verbs}
+    d["replacer"] = _effect_schemas(2)["replacer"]
+    for v in verbs.values():
+        d[f"verb_{v.name}"] = step_args_schema(v, 2)
     return schema
 
 
@@ -858,8 +988,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from conformance.atomicio import write_text
     from conformance import refusals
-    outputs = {SCHEMA_PATH: render(generated_schema()), DOC_PATH: render_doc(),
-               refusals.DOC_PATH: refusals.markdown()}
+    v1 = generated_schema()
+    outputs = {SCHEMA_PATH: render(v1), V2_SCHEMA_PATH: render(generated_schema_v2(v1)),
+               DOC_PATH: render_doc(), refusals.DOC_PATH: refusals.markdown()}
     if "--check" in argv:
         stale = [p for p, text in outputs.items()
                  if not p.exists() or p.read_text(encoding="utf-8") != text]

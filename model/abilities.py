@@ -44,14 +44,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, combat_steps, keywords, stats
+from . import combat, combat_steps, keywords, queue, stats
 from .damage import deal_damage, heal
 from .effects import apply_effect
 from .zones import Cause, move_card
 from .errors import InputProblem
 from .game import Game
 from .play import begin_action, check_timing, pay_cost, resolve_effects
-from .state import PLAYERS, TABLE_ZONES, Card
+from .state import PLAYERS, TABLE_ZONES, Card, jcopy
 
 COMBAT_KEYWORDS = ("direct_damage",)
 TIMINGS = ("instant", "main", "preparation")
@@ -114,6 +114,7 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
         if t not in PLAYERS:
             g.card(t)
     keywords.check_targets(g, targets)                                   # 132.11
+    _dying_in_combat(g, card, kw)                                        # rb7:harci-fazis.V, VII
     if kw in COMBAT_KEYWORDS:
         _direct_damage(g, player, card, idx, ab, a, targets)
     elif kw == "regeneration":
@@ -123,6 +124,20 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
     else:
         _generic(g, player, card, idx, ab, a, targets)
     st.turn_info.setdefault("abilities_used", {}).setdefault(card.id, []).append(idx)
+
+
+def _dying_in_combat(g: Game, card: Card, kw: Any) -> None:
+    """rb7:harci-fazis.V, VII: a creature at 0 Ép or less uses no ability but regeneration (its
+    shadow too under the reading `dying-abilities: kodex` — 136.9: usable "akkor is, ha a lény
+    bármilyen módon kikerülne a játékból"; conflicts register `dying-abilities`)."""
+    st = g.state
+    step = combat_steps.current(g)
+    if step not in ("V", "VII") or card.id not in (st.turn_info.get("dying") or ()):
+        return
+    if kw == "regeneration" or (kw == "shadow" and g.rules.reading("dying-abilities") == "kodex"):
+        return
+    g.refuse("rb7:harci-fazis.V" if step == "V" else "rb7:harci-fazis.VII",
+             f"{card.id} is at 0 Ép or less in sub-phase {step}: it may use no ability except regeneration")
 
 
 def _used(g: Game, card: Card, idx: int) -> int:
@@ -147,7 +162,7 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     if cid not in st.players[player].zones["guard_post"]:
         g.refuse("rb7:harci-kepessegek", f"{cid} is not in the guard post: combat abilities are used from "
                                          "the guard post only")
-    if combat_steps.past(g, "IV"):
+    if combat_steps.past(g, "IV") or (st.version >= 2 and combat_steps.current(g) != "IV"):
         g.refuse("rb7:harci-fazis.IV", f"the combat is in sub-phase {combat_steps.current(g)}: combat "
                                        "abilities are used in IV", also=("rb7:harci-kepessegek",))
     begin_action(g, player)                                              # IV: the attacker first
@@ -177,14 +192,41 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     rec["direct_damage"][cid] = target
     if combat.target_of(st, cid) is None:
         rec["strike_back"][cid] = target                                 # it strikes only there
-    g.emit("combat_ability", card=cid, target=target, amount=n, element=ab.get("element"))
+    if st.version >= 2:
+        # rb7:harci-fazis.IV: declared now, alternately; all take effect together when IV ends
+        rec.setdefault("declared", []).append({"card": cid, "target": target, "amount": n,
+                                               "element": ab.get("element")})
+        g.emit("combat_ability_declared", card=cid, target=target, amount=n, element=ab.get("element"),
+               player=player)
+        return
+    _direct_hit(g, cid, target, n, ab.get("element"))
+
+
+def resolve_declared(g: Game) -> None:
+    """rb7:harci-fazis.IV (hkk-case/2): both players passed in IV — every declared combat ability
+    takes effect at once: a creature brought to 0 Ép or less by one still deals its own (two
+    creatures may kill each other with direct damage); the deaths follow the reading
+    `combat-deaths` (108.0 right after, or at the end of V)."""
+    rec = combat.record(g.state)
+    for d in (rec or {}).get("declared") or []:
+        _direct_hit(g, d["card"], d["target"], d["amount"], d.get("element"))
+    if rec is not None:
+        rec["declared"] = []
+
+
+def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> None:
+    st = g.state
+    g.emit("combat_ability", card=cid, target=target, amount=n, element=element)
+    if target not in PLAYERS and not st.on_table(target):
+        g.emit("effect_prevented", verb="damage", clause="4.5.2", target=target, source=cid)
+        return                                  # declared in IV, gone before it took effect
     st.turn_info["in_strike"] = True                                     # 134.4.7
     try:
         if target not in PLAYERS and any(x.get("to") == "combat_abilities"
                                          for x in keywords.entries(g, st.cards[target], "immunity")):
-            g.emit("damage_prevented", target=target, amount=n, element=ab.get("element"), clause="132.10")
+            g.emit("damage_prevented", target=target, amount=n, element=element, clause="132.10")
             n = 0                                                        # 132.10, 132.2
-        deal_damage(g, target, n, ab.get("element"), source=cid, combat=True)
+        deal_damage(g, target, n, element, source=cid, combat=True)
         if target in g.hit:
             # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
             # action right after the damage may still save it (the engine's window, 136.8). It
@@ -270,12 +312,25 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
             g.refuse("137.1", f"{cid}'s {kw} is used only in its controller's main phase")
     else:
         check_timing(g, player, "instant", allow_preparation=timing == "preparation")
-    begin_action(g, player)                                              # 4.11.6, 136.1
+    reacting = bool(st.queue) and queue.is_reaction_ability(ab)
+    if not reacting and (ab.get("reaction") == "only" or queue.prevents(ab)):
+        g.refuse("137.3" if queue.prevents(ab) else "137.2",
+                 f"{cid}'s {kw} is a reaction: it answers a card or ability waiting on the reaction queue, "
+                 "and nothing waits there", also=("4.21.1",))
+    on_play = bool(ab.get("on_play"))
+    if on_play and st.turn_info.get("on_play") != {"card": cid, "player": player}:
+        g.refuse("137", f"{cid}'s {kw} is used right after the card is played, before any other action "
+                        "but reactions")
+    begin_action(g, player, life_saving=reacting or on_play)             # 4.11.6, 136.1; 4.23.3
     per_turn = ab.get("per_turn")
     if per_turn is not None and _used(g, card, idx) >= int(per_turn):
         g.refuse("137.1", f"{cid}'s {kw} is used at most {per_turn} time(s) per turn")
     if ab.get("needs_target") and not targets:
         g.refuse("rb7:celpont", f"{cid}'s {kw} needs a target and none is given")
+    answer = None
+    if reacting:
+        answer = queue.answered(g, a.get("answers"))                     # 137.2, 137.3
+        queue.check_answerable(g, answer, spell=False, neutralization=kw == "neutralization")
     cost = dict(ab.get("cost") or {})
     passivate = bool(cost.pop("passivate", False))
     if passivate:
@@ -291,7 +346,25 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
         card.active = False
         g.emit("passivated", card=cid)
     g.emit("ability_activated", card=cid, ability=kw, player=player)
-    resolve_effects(g, card, player, targets, ab.get("effects") or [])
+    if on_play:
+        st.turn_info.pop("on_play", None)                                # 137: used
+    entry = {"kind": "ability", "player": player, "card": cid, "ability": idx, "keyword": kw,
+             "targets": targets, "effects": jcopy(ab.get("effects") or [])}
+    if reacting:
+        entry.update(answers=answer["id"], reaction=True)
+        queue.push(g, entry)
+    elif a.get("wait"):
+        queue.push(g, entry)                                             # 4.21.1: it waits for answers
+    else:
+        g.after_effect()                          # 133.2: set off by the activation, before it works
+        resolve_entry(g, entry)
+
+
+def resolve_entry(g: Game, entry: dict[str, Any]) -> None:
+    """An ability that was not prevented takes effect (136.5): its effects, as its card's."""
+    card = g.state.cards[entry["card"]]
+    resolve_effects(g, card, entry["player"], entry["targets"], entry["effects"],
+                    modify=entry.get("modify", 0))
 
 
 ACTIONS: dict = {
@@ -300,4 +373,4 @@ ACTIONS: dict = {
     "_anti_discard": lambda g, a, by: keywords.anti_discard(g, a, by, apply_effect),
 }
 
-__all__ = ["ACTIONS", "activate"]
+__all__ = ["ACTIONS", "activate", "resolve_entry", "resolve_declared"]

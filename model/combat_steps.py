@@ -12,6 +12,10 @@ Clauses covered (rb7:harci-fazis, the 7th-edition rulebook's combat in seven sub
   (`advance: {to: combat, step: VII}`) sees them `dying`, and a regeneration right after the
   strike saves them; the next other step, or leaving the combat, sends them to the graveyard.
 
+In a case read as hkk-case/2 every sub-phase is a round of its own: the attacker acts first
+(4.11.6), both passing ends it and the next one begins (model/turn.py); the combat abilities of IV
+are declared alternately and take effect together when IV ends (model/abilities.py).
+
 The current sub-phase is `turn.combat_step` (given and returned, combat phase only). `advance:
 {to: combat, step: S}` runs forward to sub-phase S — within the present combat when S is later
 than the current sub-phase, else to the next combat phase. Leaving the combat phase without
@@ -19,6 +23,7 @@ stopping runs every sub-phase: the strike, then VII's deaths at once (nobody act
 """
 from __future__ import annotations
 
+from .acting import start_phase_record
 from .game import Game
 from .shapes import COMBAT_STEPS, check_step
 
@@ -46,6 +51,8 @@ def set_step(g: Game, step: str) -> None:
     if g.state.turn_info.get("combat_step") != step:
         g.state.turn_info["combat_step"] = step
         g.emit("combat_step", step=step)
+        if g.state.version >= 2:
+            start_phase_record(g.state)        # hkk-case/2: a round of its own, the attacker first
 
 
 def at_least(g: Game, step: str) -> None:

@@ -17,6 +17,8 @@ resource functions (model/resources.py). Clauses by verb:
   target) or `split` (111.1.4, 111.2.4: modified once, then split)
 - add_effect 99.4–99.5 (a timed effect, model/continuous.py); delay 114 (model/delayed.py);
   repeat 106 (the effects of a card carried out again, decisions made again)
+- prevent 137.3, 4.21.2 and modify (rb7:kijatszasi-sorrend): a reaction's effect on the card or
+  ability it answers on the reaction queue (model/queue.py)
 - a prohibition in force (99.1: cannot heal, cannot draw, cannot be passivated) stops that part;
   a replacement in force (mk:5.12, model/replacement.py) carries out its steps instead
 
@@ -33,12 +35,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, counters, damage, delayed, numbers, replacement, resources, stats
+from . import continuous, counters, damage, delayed, numbers, queue, replacement, resources, stats
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
-from .state import PLAYERS, TABLE_ZONES, card_from_def
+from .state import PLAYERS, TABLE_ZONES, card_from_def, has_triggers
 from .zones import Cause, check_entry, check_leaves, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
@@ -395,6 +397,8 @@ def do_create(g: Game, a: dict[str, Any], by: str) -> None:
     st.cards[cid] = card
     if card.continuous or card.replace:
         st.effect_cards = st.effect_cards | {cid}
+    if has_triggers(card):
+        st.trigger_cards = st.trigger_cards | {cid}
     g.emit("created", card=cid, player=player, zone=zone)
     move_card(g, cid, zone, Cause("create"), to_player=player, active=explicit_active)
 
@@ -511,6 +515,20 @@ def do_resolve_conflict(g: Game, a: dict[str, Any], by: str) -> None:
            unresolved=True if verdict.winner is None else None)
 
 
+def do_prevent(g: Game, a: dict[str, Any], by: str) -> None:
+    """137.3, 4.21.2: a reaction prevents the card or ability it answers (or the queue `entry` named)."""
+    queue.mark(g, a.get("entry"), "prevent")
+
+
+def do_modify(g: Game, a: dict[str, Any], by: str) -> None:
+    """rb7:kijatszasi-sorrend: a reaction changes the amounts of the damage and healing of what it
+    answers by `amount` (never below 0)."""
+    amount = a.get("amount")
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise InputProblem("modify.amount: an integer")
+    queue.mark(g, a.get("entry"), "modify", amount)
+
+
 EFFECTS: dict[str, Handler] = {
     "damage": do_damage, "heal": do_heal, "draw": do_draw, "discard": do_discard, "mill": do_mill,
     "move": do_move, "exile": do_exile, "put_counter": do_put_counter,
@@ -521,6 +539,7 @@ EFFECTS: dict[str, Handler] = {
     "create": do_create, "passivate": do_passivate, "activate_card": do_activate_card,
     "search": do_search, "shuffle": do_shuffle, "resolve_conflict": do_resolve_conflict,
     "add_effect": do_add_effect, "delay": do_delay, "repeat": do_repeat,
+    "prevent": do_prevent, "modify": do_modify,
 }
 # effects a replacement may replace at the step (damage: model/damage.py; destroy: settle) and
 # whom the event happens to

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import abilities, combat, continuous, muscle, numbers, stats, turn
+from . import abilities, bidding, combat, continuous, muscle, numbers, stats, triggers, turn
 from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
@@ -34,8 +34,13 @@ ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     "play": play,
     **combat.ACTIONS,
     **abilities.ACTIONS,
+    "make_up": triggers.make_up,
     "_muscle_reward": muscle.muscle_decision,
+    "_order_triggers": triggers.order_triggers,
+    "_use_related": triggers.use_related,
 }
+# verbs of hkk-case/2 only (docs/spec/hkk-reactions.md): a case of version 1 cannot use them
+VERSION_2_VERBS = ("make_up", "prevent", "modify")
 # verbs a case may use; names starting with "_" are the engine's own (answers to pending choices)
 SUPPORTED_VERBS = sorted(v for v in set(ACTIONS) | set(EFFECTS) | {"choose"} if not v.startswith("_"))
 
@@ -84,6 +89,9 @@ def _choose(g: Game, a: dict[str, Any], by: str) -> None:
             st.pending.setdefault("then", []).append(rest)
             continue
         resume_effects(g, rest)
+    if pend.get("then_triggers"):                # automatic abilities that waited (model/triggers.py)
+        triggers.run_list(g, pend["then_triggers"], g.watch)
+    bidding.resume(g)                            # the reaction queue, if it was resolving
 
 
 def _dispatch(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
@@ -110,6 +118,12 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         raise InputProblem(f"by: unknown player {by!r}")
     g = Game(state.clone(), rules)
     g.by = by
+    forgotten = args.pop("forgotten", None)
+    if state.version >= 2:
+        g.watch = triggers.Watch(g, forgotten)   # automatic abilities (133): hkk-case/2 vocabulary
+    elif forgotten is not None or verb in VERSION_2_VERBS:
+        raise InputProblem(f"{'forgotten' if forgotten is not None else verb}: hkk-case/2 only "
+                           "(docs/spec/hkk-reactions.md)")
     try:
         if g.state.pending and verb != "choose" and "default" in g.state.pending:
             fall_back(g)                 # an unanswered decision with a default (124.4) takes it
@@ -126,7 +140,11 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         saving = life_saving_step(g.state, verb, args)
         before = _conflicts(g.state, rules)
         had_effects = bool(before) or continuous.any_in_force(g.state)
+        if verb not in ("choose", "pass") and (g.state.queue or g.state.turn_info.get("on_play")):
+            bidding.before_step(g, verb, args, by)   # the reaction queue, the on-play window (137)
         _dispatch(g, verb, args, by)
+        if g.watch is not None:
+            g.watch.run_due()            # 133.0: what the step's action set off, when it is done
         settle(g, window=True)
         if had_effects or continuous.any_in_force(g.state):
             for p in PLAYERS:            # 3.18: a maximum an effect lowered (or that came back down)
@@ -228,10 +246,10 @@ class RunResult:
     result: Any = "ongoing"              # "ongoing" | {"winner": "A"} | {"draw": True}
 
 
-def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET
-              ) -> tuple[State, Ruleset, list[dict[str, Any]], dict | None]:
+def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET,
+              version: int = 1) -> tuple[State, Ruleset, list[dict[str, Any]], dict | None]:
     rules = load_ruleset(ruleset)
-    state = from_given(given, rules)
+    state = from_given(given, rules, version)
     events: list[dict[str, Any]] = []
     refused = None
     for i, step in enumerate(when or []):
@@ -248,19 +266,25 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
         # no life-saving action came, the dying creatures die; a decision left unanswered that
         # has a default (124.4) takes it
         g = Game(state.clone(), rules)
+        if state.version >= 2:
+            g.watch = triggers.Watch(g)
         if state.turn_info.get("dying"):
             settle(g)
         open_muscle_decision(g)
         fall_back(g)
+        if g.watch is not None:
+            g.watch.run_due()
         settle(g)
         state = g.state
         events.extend(g.events)
     return state, rules, events, refused
 
 
-def run_case(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET) -> RunResult:
-    """Run a case's `given` and `when`; the state returned is the last accepted one."""
-    state, rules, events, refused = run_state(given, jcopy(when), ruleset)   # from_given copies `given`
+def run_case(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET,
+             version: int = 1) -> RunResult:
+    """Run a case's `given` and `when` (read as hkk-case/`version`); the state returned is the last
+    accepted one."""
+    state, rules, events, refused = run_state(given, jcopy(when), ruleset, version)   # from_given copies `given`
     return RunResult(state=to_dict(state, rules), events=events, refused=refused,
                      result=result_of(state))
 

@@ -25,6 +25,10 @@ class Game:
         self.deferred: list[Any] = []  # what waits until the resolving source is done (rb7:buntetes)
         self.replacing = False          # a trial run of an effect (mk:5.12.D): nothing is replaced in it
         self.by: str | None = None       # the player controlling the step's source (its `by`)
+        self.answering: list[str] = []   # the queue entries the resolving reactions answer (model/queue.py)
+        # the automatic abilities that watch the events (model/triggers.py `Watch`), or None when no
+        # card in play has one; the engine hands it to the game (model/engine.py)
+        self.watch: Any = None
 
     # carries out one effect step; model/effects.py installs it (modules it imports call back
     # through here, e.g. a replacement's steps inside damage)
@@ -37,6 +41,13 @@ class Game:
             if v is not None:
                 ev[k] = v
         self.events.append(ev)
+        if self.watch is not None:
+            self.watch.saw(ev)
+
+    def after_effect(self) -> None:
+        """An effect is done: the automatic abilities that must come at once (133.2) come now."""
+        if self.watch is not None:
+            self.watch.run_immediate()
 
     @staticmethod
     def refuse(clause: str, message: str, also: tuple[str, ...] = ()) -> NoReturn:

@@ -39,12 +39,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import keywords, resources, stats
+from . import keywords, queue, resources, stats
 from .decisions import wait_for_answer
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
-from .state import PERMANENT_KINDS, PLAYERS, State, jcopy
+from .acting import acting, start_phase_record
+from .state import PERMANENT_KINDS, PLAYERS, jcopy, other
 from .zones import Cause, lift, move_card, put_back, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
@@ -63,39 +64,28 @@ VISION = "vizio"
 # acting in a phase (4.11.6–4.11.8): the bookkeeping lives in turn_info["acting"]
 # ---------------------------------------------------------------------------
 
-def acting(st: State) -> dict[str, Any]:
-    """This phase's record: has the active player acted or passed, who has passed since the last action.
-
-    The engine knows a phase's start only when it entered the phase itself (`advance`, passes,
-    `start_game`: model/turn.py starts a fresh record there). A case's `given` describes some
-    moment inside a phase, not its start, so there the first right to act (4.11.6) is taken as
-    used: either player may act.
-    """
-    rec = st.turn_info.get("acting")
-    if not rec or rec.get("phase") != st.phase:
-        rec = {"phase": st.phase, "active_moved": True, "passed": []}
-        st.turn_info["acting"] = rec
-    return rec
-
-
-def start_phase_record(st: State) -> None:
-    """A phase begins (model/turn.py): the active player has the first right to act (4.11.6)."""
-    st.turn_info["acting"] = {"phase": st.phase, "active_moved": False, "passed": []}
-
-
 def begin_action(g: Game, player: str, *, life_saving: bool = False) -> None:
     """4.11.6: the non-active player acts only after the active player has acted or passed.
 
     An action cancels every pass made so far in the phase (the passes must come in a row, 4.11.8).
-    Life-saving actions (4.23.3, 136.8) are not bound by the order.
+    Life-saving actions, reactions and the use of an on-play ability (4.23.3, 136.8, 137) are not
+    bound by the order. In hkk-case/2 the players act alternately (4.23.3, rb7:kijatszasi-sorrend:
+    the other player must be given the chance to answer): a player's second action in a row comes
+    only after the other player has passed.
     """
     st = g.state
     rec = acting(st)
     if player != st.active and not rec["active_moved"] and not life_saving:
         g.refuse("4.11.6", f"{st.active} acts first in the {st.phase} phase; {player} may act once "
                            f"{st.active} has acted or passed")
+    if st.version >= 2 and not life_saving and rec.get("last") == player \
+            and other(player) not in rec["passed"]:
+        g.refuse("rb7:kijatszasi-sorrend", f"{player} acted last: {other(player)} must first be given the "
+                                           "chance to answer (act or pass)", also=("4.23.3",))
     if player == st.active:
         rec["active_moved"] = True
+    if not life_saving:
+        rec["last"] = player
     rec["passed"] = []
 
 
@@ -233,6 +223,22 @@ def _limits(g: Game, player: str, card) -> None:
 
 
 def play(g: Game, a: dict[str, Any], by: str) -> None:
+    """`play`: the card is played (4.21.0) and comes into being at once, or — `wait: true`, or a
+    reaction card answering the reaction queue — waits on the queue for answers (4.21.1,
+    model/queue.py) until both players pass (model/bidding.py resolves it)."""
+    entry = announce(g, a, by)
+    if entry.get("queued"):
+        _to_queue(g, entry)
+        g.after_effect()                     # 133.2: set off by the play, before any reaction
+    else:
+        g.after_effect()                     # 133.2: set off by the play, before it comes into being
+        come_into_being(g, entry)
+
+
+def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
+    """Everything before a card comes into being: where it is played from, the timing, who may act,
+    the targets, the per-turn limits, the cost (paid whole, 4.20.3), the event `played` (it counts
+    as played from now on, whether it comes into being or not, 4.21.0). Returns the queue entry."""
     st = g.state
     player = a.get("player", by)
     if player not in PLAYERS:
@@ -256,17 +262,76 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("131.8", "a resurrecting creature is played from the graveyard only in its player's main phase")
     check_timing(g, player, card.kind)
     targets = list(a.get("targets") or [])
+    reacting = bool(st.queue) and queue.is_reaction_card(card)
     saving = any(t in (st.turn_info.get("dying") or ()) for t in targets)
-    begin_action(g, player, life_saving=saving)                           # 4.11.6; 4.23.3 life-saving
+    begin_action(g, player, life_saving=saving or reacting)                # 4.11.6; 4.23.3 exceptions
+    entry: dict[str, Any] = {"kind": "card", "player": player, "card": cid, "from": frm,
+                             "targets": targets, "pay": dict(a.get("pay") or {}),
+                             "from_hand": frm in ("hand", "graveyard")}   # 4.22.1
+    if reacting:
+        answer = queue.answered(g, a.get("answers"))                      # rb7:kijatszasi-sorrend
+        queue.check_answerable(g, answer, spell=queue.is_spell(card),
+                               neutralization=stats.has_ability(card, "neutralization"))
+        entry.update(answers=answer["id"], reaction=True, queued=True)
+    elif a.get("wait"):
+        entry["queued"] = True
     _check_targets(g, card, targets)
     _limits(g, player, card)
+    extras = _extras(g, player, cid, a.get("with"))
     pay_cost(g, player, dict(card.cost), dict(a.get("pay") or {}))
-    from_hand = frm in ("hand", "graveyard")                               # 4.22.1
     g.emit("played", player=player, card=cid, **{"from": frm})
+    if extras:
+        entry["with"] = [{"card": x} for x in extras]
+    return entry
+
+
+def _extras(g: Game, player: str, cid: str, ids: Any) -> list[str]:
+    """`play.with`: the further cards the played card brings into play (4.21.2): permanents of the
+    player's hand, deck or graveyard."""
+    if ids is None:
+        return []
+    if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids) or len(set(ids)) != len(ids):
+        raise InputProblem("with: a list of the card ids the played card brings into play")
+    st = g.state
+    for x in ids:
+        card = g.card(x)
+        if x == cid or card.kind not in PERMANENT_KINDS:
+            raise InputProblem(f"with: {x} is no further permanent the card could bring into play")
+        loc = st.locate(x)
+        if not loc or loc[0] != player or loc[1] not in ("hand", "deck", "graveyard"):
+            g.refuse("4.21.0", f"{x} is not in {player}'s hand, deck or graveyard: the card cannot bring it "
+                               "into play")
+    return list(ids)
+
+
+def _to_queue(g: Game, entry: dict[str, Any]) -> None:
+    """4.21.1: the card (and its further cards) leave their zones for the reaction queue."""
+    cid = entry["card"]
+    entry["spot"] = list(lift(g, cid))
+    if entry["from"] == "deck":
+        shuffle_deck(g, entry["player"])                                  # 4.13.3: a search
+    for extra in entry.get("with") or ():
+        extra["spot"] = list(lift(g, extra["card"]))
+    entry.pop("queued", None)
+    queue.push(g, entry)
+
+
+def come_into_being(g: Game, entry: dict[str, Any]) -> None:
+    """A played card comes into being (it was not prevented): a permanent enters the table with its
+    on-play abilities, a spell's effects are carried out and it goes to the graveyard. A card that
+    waited on the queue comes from there (`spot`: where it was played from)."""
+    st = g.state
+    cid, player, frm, targets = entry["card"], entry["player"], entry["from"], entry["targets"]
+    card = st.cards[cid]
+    spot = tuple(entry["spot"]) if entry.get("spot") else None
+    modify = entry.get("modify", 0)
+    effects = lambda: resolve_effects(g, card, player, targets, modify=modify)    # noqa: E731
     if card.kind in PERMANENT_KINDS:
         dest = "reserve" if card.is_creature else "table"
+        if spot is not None:
+            put_back(g, cid, spot)
         move_card(g, cid, dest, Cause("search" if frm == "deck" else "play"), to_player=player)  # 4.13.3
-        if frm == "deck":
+        if frm == "deck" and spot is None:
             shuffle_deck(g, player)
         if card.kind in ("enchantment", "body_part") and targets and targets[0] not in PLAYERS:
             card.attached_to = targets[0]
@@ -277,20 +342,43 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
         if card.kind == "location":                                        # rb7:helyszin
             for other_loc in [c.id for c in st.permanents() if c.kind == "location" and c.id != cid]:
                 move_card(g, other_loc, "graveyard", Cause("effect"))
+        _bring_extras(g, entry)
         # hook (keywords): on-play abilities (134: life, muscle, blocking, …; 135.8; 127.0.0), then effects
-        keywords.on_play(g, card, player, from_hand=from_hand, targets=targets, pay=dict(a.get("pay") or {}),
-                         effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
+        keywords.on_play(g, card, player, from_hand=entry["from_hand"], targets=targets,
+                         pay=entry["pay"], effects=effects, apply_effect=apply_effect)
+        open_on_play_window(g, card, player)                               # 137
     else:
         # 4.21.1: while it resolves the card is in no zone
-        spot = lift(g, cid)
-        if frm == "deck":
-            shuffle_deck(g, player)                                        # 4.13.3: a search
+        if spot is None:
+            spot = lift(g, cid)
+            if frm == "deck":
+                shuffle_deck(g, player)                                    # 4.13.3: a search
+        _bring_extras(g, entry)
         # hook (keywords): a spell's keyword abilities (134.6.1 blocking, 134.10 anti-magic …) with its effects
-        keywords.on_play(g, card, player, from_hand=from_hand, targets=targets, pay=dict(a.get("pay") or {}),
-                         effects=lambda: resolve_effects(g, card, player, targets), apply_effect=apply_effect)
+        keywords.on_play(g, card, player, from_hand=entry["from_hand"], targets=targets,
+                         pay=entry["pay"], effects=effects, apply_effect=apply_effect)
         if st.locate(cid) is None and cid not in st.removed:
             put_back(g, cid, spot)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
+
+
+def _bring_extras(g: Game, entry: dict[str, Any]) -> None:
+    """The further cards a card brings into play come with it (not played from the hand, 4.22.2)."""
+    for extra in entry.get("with") or ():
+        x = extra["card"]
+        if extra.get("spot"):
+            put_back(g, x, tuple(extra["spot"]))
+        card = g.state.cards[x]
+        move_card(g, x, "reserve" if card.is_creature else "table", Cause("play"), to_player=entry["player"])
+        keywords.on_play(g, card, entry["player"], from_hand=False, targets=[], pay={},
+                         effects=lambda: None, apply_effect=apply_effect)
+
+
+def open_on_play_window(g: Game, card, player: str) -> None:
+    """137: a card whose abilities include one used at its play (`on_play: true`): until its player
+    uses it or does anything else, only reactions may come (model/bidding.py)."""
+    if any(ab.get("on_play") for ab in card.abilities) and g.state.on_table(card.id):
+        g.state.turn_info["on_play"] = {"card": card.id, "player": player}
 
 
 def _substitute(value: Any, targets: list[str]) -> Any:
@@ -302,10 +390,16 @@ def _substitute(value: Any, targets: list[str]) -> Any:
 
 
 def resolve_effects(g: Game, card, player: str, targets: list[str],
-                    effects: list[dict[str, Any]] | None = None) -> None:
+                    effects: list[dict[str, Any]] | None = None, modify: int = 0) -> None:
     """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
-    with the card as `source`, its player as `by`, "$target" standing for the first target."""
+    with the card as `source`, its player as `by`, "$target" standing for the first target.
+    `modify`: what a reaction added to the amounts of its damage and healing (never below 0)."""
     steps = jcopy(card.effects if effects is None else effects)
+    if modify:
+        for step in steps:
+            for verb, args in step.items():
+                if verb in ("damage", "heal") and isinstance(args, dict) and isinstance(args.get("amount"), int):
+                    args["amount"] = max(0, args["amount"] + modify)
     keywords.begin_source(g, player)        # hook (keywords): whose source it is, 135.2 / 135.4
     try:
         for i, step in enumerate(steps):
@@ -317,6 +411,7 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
             if keywords.unaffected(g, card, verb, args):   # 132.0, 132.4–132.8 immune to this source (hook)
                 continue
             apply_effect(g, verb, args, player)
+            g.after_effect()                            # 133.2: "immediately" abilities (model/triggers.py)
             if wait_for_answer(g, card.id, player,      # a decision opened (e.g. 4.17.2)
                                lambda: [{v: {k: _substitute(x, targets) for k, x in (a or {}).items()}}
                                         for st_ in steps[i + 1:] for v, a in st_.items()]):
@@ -331,6 +426,5 @@ def resume_effects(g: Game, rest: dict[str, Any]) -> None:
     resolve_effects(g, card, rest["player"], [], effects=rest["effects"])
 
 
-__all__ = ["play", "pay_cost", "check_timing", "begin_action", "acting", "start_phase_record", "resolve_effects",
-           "resume_effects",
-           "MAIN_PHASES"]
+__all__ = ["play", "announce", "come_into_being", "pay_cost", "check_timing", "begin_action", "acting",
+           "start_phase_record", "resolve_effects", "resume_effects", "open_on_play_window", "MAIN_PHASES"]

@@ -31,7 +31,7 @@ PERMANENT_KINDS = ("creature", "enchantment", "item", "building", "skill", "body
 _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "damage", "hp",
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
-                "continuous", "replace", "just_damaged",
+                "continuous", "replace", "just_damaged", "reaction",
                 # returned-only fields, accepted back so a returned state can be a `given`
                 "zone", "player", "max_hp", "base_damage", "base_hp", "dying", "attacking"}
 
@@ -82,6 +82,7 @@ class Card:
     wounds: int = 0
     premade: bool = False
     standalone_token: bool = False
+    reaction: bool = False        # an instant reaction card (rb7:kijatszasi-sorrend): also played as a reaction
     abilities: list[dict[str, Any]] = field(default_factory=list)
     attached_to: str | None = None
     bonus: dict[str, int] = field(default_factory=dict)
@@ -233,6 +234,14 @@ class State:
     lasting: list[dict[str, Any]] = field(default_factory=list)   # timed effects (99.4, model/continuous.py)
     delayed: list[dict[str, Any]] = field(default_factory=list)   # delayed resources (114, model/delayed.py)
     turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
+    # the reaction queue (4.21.1, model/queue.py): the cards being played and the abilities being
+    # used that wait for answers, bottom first; each entry a mapping (id, kind, player, card …)
+    queue: list[dict[str, Any]] = field(default_factory=list)
+    # automatic effects forgotten this turn that may still be made up (133.4, model/triggers.py)
+    missed: list[dict[str, Any]] = field(default_factory=list)
+    # the version of the case format the steps are read in (hkk-case/N): version 2 gives `pass`
+    # in combat, combat abilities and the order of actions their rulebook meaning (model/turn.py)
+    version: int = 1
     # card id → (player, zone) of the zone listing it: the index `locate` reads in constant time.
     # Kept by the one zone mover (model/zones.py) with every change of a zone's members, built by
     # `from_given` (rebuilt from the zone lists by `index_zones`) and copied by `clone`.
@@ -240,6 +249,9 @@ class State:
     # ids of the cards whose data carry continuous or replacement effects (never changes for a
     # card): model/continuous.py looks only at them
     effect_cards: frozenset[str] = frozenset()
+    # ids of the cards with automatic abilities (`trigger` entries, 133): model/triggers.py looks
+    # only at them
+    trigger_cards: frozenset[str] = frozenset()
     # host id → the permanents sitting on it (`sitting`, `hosts`, `attached_to`), computed when first
     # asked; every change of a zone (model/zones.py) or of an `attached_to` (model/play.py) forgets it
     hosts_cache: dict[str, tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
@@ -267,6 +279,8 @@ class State:
         st.turn_info = jcopy(self.turn_info) if self.turn_info else {}
         st.lasting = [dict(x) for x in self.lasting]
         st.delayed = [dict(x) for x in self.delayed]
+        st.queue = jcopy(self.queue) if self.queue else []
+        st.missed = [dict(x) for x in self.missed]
         st.where = dict(self.where)
         return st
 
@@ -359,8 +373,9 @@ def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
     return {str(k): _int(v, where, field, k) for k, v in (value or {}).items()}
 
 
-def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
-    """Build the base state from a case's `given` (every field defaulted per hkk-case/1)."""
+def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -> State:
+    """Build the base state from a case's `given` (every field defaulted per hkk-case/1); the
+    case format's `version` (hkk-case/N) decides how later steps are read."""
     given = jcopy(given or {})
     turn = given.get("turn") or {}
     active = turn.get("active", "A")
@@ -415,9 +430,14 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
             raise InputProblem(f"/removed: card {cid!r} is not defined under cards")
         if cid in listed:
             raise InputProblem(f"/removed: card {cid!r} is also listed in a zone")
+    if given.get("queue"):
+        raise InputProblem("/queue: a case starts with an empty reaction queue; cards and abilities "
+                           "go on it with the steps (`play` / `activate` with `wait: true`)")
     state = State(active=active, phase=phase, players=players, cards=Cards(cards), removed=removed,
                   seed=_int(given.get("seed", 0), "/seed"), where=listed,
-                  effect_cards=frozenset(c.id for c in cards.values() if c.continuous or c.replace))
+                  effect_cards=frozenset(c.id for c in cards.values() if c.continuous or c.replace),
+                  trigger_cards=frozenset(c.id for c in cards.values() if has_triggers(c)),
+                  version=version)
     for c in cards.values():
         if c.attached_to and c.attached_to not in cards:
             raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
@@ -465,6 +485,11 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset) -> State:
                                "(a one-verb mapping), as a returned state shows it")
         state.pending = jcopy(pend)
     return state
+
+
+def has_triggers(card: Card) -> bool:
+    """The card has an automatic ability (an ability entry with `trigger`, 133)."""
+    return any("trigger" in ab for ab in card.abilities)
 
 
 # other spellings of keyword names that case authors write; the engine reads the canonical one
@@ -522,6 +547,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         wounds=_int(d.get("wounds", 0), where, "/wounds"),
         premade=bool(d.get("premade", False)),
         standalone_token=bool(d.get("standalone_token", False)),
+        reaction=bool(d.get("reaction", False)),
         abilities=[_canonical_ability(a, where, i) for i, a in enumerate(d.get("abilities") or [])],
         attached_to=d.get("attached_to"),
         bonus=_int_map(d.get("bonus"), where, "/bonus"),

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, combat_steps, continuous, counters, delayed, resources
+from . import abilities, bidding, combat, combat_steps, continuous, counters, delayed, resources
 from .damage import settle
 from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
-from .play import acting, begin_action, start_phase_record
+from .acting import acting, start_phase_record
+from .play import begin_action
 from .state import PHASES, PLAYERS, other
 from .zones import Cause, arrange, move_card
 
@@ -58,6 +59,7 @@ def _begin_turn(g: Game, player: str) -> None:
     st.active = player
     st.players[player].turn += 1
     st.turn_info = {}
+    st.missed = []                  # 133.4: what was forgotten may be made up until the end of the turn
     g.emit("turn_started", player=player, turn=st.players[player].turn)
     _enter(g, "preparation")
 
@@ -178,6 +180,8 @@ def pass_phase(g: Game, a: dict[str, Any], by: str) -> None:
     player = a.get("player", by)
     if player not in PLAYERS:
         raise InputProblem(f"player: unknown player {player!r}")
+    if bidding.pass_step(g, player):                              # a pass on the reaction queue
+        return
     rec = acting(st)
     if player != st.active and not rec["active_moved"]:
         g.refuse("4.11.7", f"{st.active}, the active player, must first declare the end of the "
@@ -188,8 +192,32 @@ def pass_phase(g: Game, a: dict[str, Any], by: str) -> None:
         rec["passed"].append(player)
     g.emit("passed", player=player, phase=st.phase)
     if all(p in rec["passed"] for p in PLAYERS):
+        if st.phase == "combat" and st.version >= 2:
+            _next_sub_phase(g)                                    # rb7:harci-fazis (hkk-case/2)
+            return
         g.emit("phase_ended", phase=st.phase, player=st.active)  # 4.11.8
         next_phase(g)
+
+
+def _next_sub_phase(g: Game) -> None:
+    """hkk-case/2: both players passed in a combat sub-phase: the next one begins (the attacker
+    acts first in it, 4.11.6), not the end of the combat. I → II; II → III once the attack is
+    declared, else the combat is over (no attack); III → IV; IV → V with every declared combat
+    ability taking effect at once; V → VI (the creatures of IV at 0 Ép die first) → VII; VII →
+    the combat phase ends (its dead die) and main2 begins."""
+    st = g.state
+    step = combat_steps.current(g)
+    if step == "VII" or (step == "II" and combat.record(st) is None):
+        g.emit("phase_ended", phase=st.phase, player=st.active)   # 4.11.8
+        next_phase(g)
+        return
+    if step == "IV":
+        abilities.resolve_declared(g)                             # rb7:harci-fazis.IV
+    if step == "V":
+        combat_steps.run_to(g, "VII", combat.strike, settle)      # V's deaths, VI the strike, VII
+    else:
+        combat_steps.set_step(g, combat_steps.COMBAT_STEPS[combat_steps.index(step) + 1])
+    start_phase_record(st)
 
 
 def start_game(g: Game, a: dict[str, Any], by: str) -> None:

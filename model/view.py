@@ -7,16 +7,17 @@ players, all zones, every card with its fields and the derived `damage`,
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
-from . import combat, resources, stats
+from . import combat, queue, resources, stats
 from .ruleset import Ruleset
 from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State, jcopy
 
 
-def card_dict(state: State, card: Card, rules: Ruleset) -> dict[str, Any]:
+def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] = ()) -> dict[str, Any]:
     loc = state.locate(card.id)
-    zone = loc[1] if loc else ("removed" if card.id in state.removed else None)
+    zone = loc[1] if loc else ("removed" if card.id in state.removed else
+                               "queue" if card.id in queued else None)     # 4.21.1: in no zone
     d: dict[str, Any] = {"kind": card.kind, "owner": card.owner, "zone": zone}
     if loc:
         d["player"] = loc[0]
@@ -80,13 +81,14 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
         for z in ZONES:
             pd[z] = list(pl.zones[z])
         players[p] = pd
+    queued = queue.queued_cards(state) if state.queue else ()
     turn: dict[str, Any] = {"active": state.active, "phase": state.phase}
     if state.phase == "combat" and state.turn_info.get("combat_step"):
         turn["combat_step"] = state.turn_info["combat_step"]     # rb7:harci-fazis I–VII
     out: dict[str, Any] = {
         "turn": turn,
         "players": players,
-        "cards": {cid: card_dict(state, c, rules) for cid, c in state.cards.peek_items()},
+        "cards": {cid: card_dict(state, c, rules, queued) for cid, c in state.cards.peek_items()},
         "removed": list(state.removed),
         "seed": state.seed,
         "ruleset": rules.name,
@@ -97,6 +99,10 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
         out["delayed"] = jcopy(state.delayed)             # delayed resources to come (114)
     if state.pending:
         out["pending"] = jcopy(state.pending)   # the decision and the step it resumes
+    if state.queue:
+        out["queue"] = [queue.public(e) for e in state.queue]    # 4.21.1: what waits for answers
+    if state.missed:
+        out["missed"] = [{k: m[k] for k in ("card", "ability", "player")} for m in state.missed]  # 133.4
     return out
 
 

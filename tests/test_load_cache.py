@@ -235,7 +235,7 @@ def test_the_key_covers_the_checks_sources(monkeypatch):
     assert loader._entry_key("a.yaml", b"x") != loader._entry_key("b.yaml", b"x")
     assert loader._entry_key("a.yaml", b"x") != loader._entry_key("a.yaml", b"y")
     loader._fingerprint.cache_clear()
-    monkeypatch.setattr(loader, "SCHEMA_PATH", Path(__file__))
+    monkeypatch.setattr(loader, "SCHEMA_PATHS", {**loader.SCHEMA_PATHS, 2: Path(__file__)})
     try:
         assert loader._fingerprint() != before
     finally:

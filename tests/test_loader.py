@@ -281,12 +281,12 @@ def test_not_utf8(tmp_path):
 
 def test_wrong_format():
     text = """
-format: hkk-case/2
+format: hkk-case/3
 cases: []
 """
     e = only_error(load(text))
     assert e.pointer == "/format" and e.field == "format" and e.line == 1
-    assert "hkk-case/2" in e.message
+    assert "hkk-case/3" in e.message and "hkk-case/1, hkk-case/2" in e.message
     e = only_error(load("cases: []\n"))
     assert e.pointer == "/format" and "missing format" in e.message
 

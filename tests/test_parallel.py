@@ -56,7 +56,7 @@ def test_a_hanging_case_times_out_inside_its_worker(corpus, monkeypatch):
     slow = corpus[3].id
     real = engine.run_case
 
-    def run_case(given, when, ruleset="kodex"):
+    def run_case(given, when, ruleset="kodex", version=1):
         if when is corpus[3].when:
             time.sleep(30)
         return real(given, when, ruleset=ruleset)

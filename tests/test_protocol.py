@@ -105,7 +105,7 @@ def test_serve_engine_exception_is_errored(monkeypatch):
 def test_serve_refused_reply_carries_state_events_result(monkeypatch):
     from model import engine
 
-    def refusing(given, when, ruleset="kodex"):
+    def refusing(given, when, ruleset="kodex", version=1):
         return engine.RunResult(state={"players": {}}, events=[],
                                 refused={"step": 0, "clause": "4.8.4", "message": "no"},
                                 result="ongoing")

@@ -164,7 +164,7 @@ def test_the_static_scan_sees_refusal_sites():
     sites: dict[str, set[str]] = {}
     for site, clauses, _ in _refusal_sites():
         sites.setdefault(site, set()).update(clauses)
-    assert "4.21.0" in sites["play.py:play"] and "rb7:harci-fazis.II" in sites["combat.py:attack"]
+    assert "4.21.0" in sites["play.py:announce"] and "rb7:harci-fazis.II" in sites["combat.py:attack"]
     assert len(sites) > 30
 
 

@@ -74,7 +74,7 @@ def test_engine_exception_is_error_and_run_goes_on(tmp_path, monkeypatch):
     from model import engine
     real = engine.run_case
 
-    def flaky(given, when, ruleset="kodex"):
+    def flaky(given, when, ruleset="kodex", version=1):
         if (given or {}).get("players", {}).get("A", {}).get("hp") == 10:
             raise RuntimeError("boom inside the engine")
         return real(given, when, ruleset=ruleset)
@@ -92,7 +92,7 @@ def test_engine_exception_is_error_and_run_goes_on(tmp_path, monkeypatch):
 def test_in_process_timeout(monkeypatch):
     from model import engine
 
-    def slow(given, when, ruleset="kodex"):
+    def slow(given, when, ruleset="kodex", version=1):
         time.sleep(5)
 
     monkeypatch.setattr(engine, "run_case", slow)

@@ -12,7 +12,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from conformance.verbs import (ALL_VERBS, COMMON_ARGS, PROJECT_VERBS, SPEC_VERBS,
-                               step_args_schema)
+                               step_args_schema, verbs_of)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "conformance" / "schema" / "hkk-case-1.schema.json"
@@ -20,7 +20,8 @@ SPEC = (ROOT / "docs" / "spec" / "hkk-case-format.md").read_text(encoding="utf-8
 # where an added argument is documented: the normative table of docs/spec/hkk-verbs.md, or the
 # reference's notes
 SEMANTICS = "\n".join((ROOT / p).read_text(encoding="utf-8")
-                      for p in ("docs/engine-semantics.md", "docs/spec/hkk-verbs.md"))
+                      for p in ("docs/engine-semantics.md", "docs/spec/hkk-verbs.md",
+                                "docs/spec/hkk-reactions.md"))
 
 
 @pytest.fixture(scope="module")
@@ -197,19 +198,26 @@ def test_then_shapes(validator):
 # --------------------------------------------------------------------------
 # the verb list as data, and the schema built from it
 
-def test_schema_verbs_are_exactly_all_verbs(schema):
-    step = schema["$defs"]["step"]
-    assert step["propertyNames"]["enum"] == list(ALL_VERBS)
-    assert set(step["properties"]) == set(ALL_VERBS)
+SCHEMAS = {1: SCHEMA_FILE, 2: ROOT / "conformance" / "schema" / "hkk-case-2.schema.json"}
+
+
+@pytest.mark.parametrize("version", sorted(SCHEMAS))
+def test_schema_verbs_are_exactly_the_verbs_of_the_version(version):
+    step = json.loads(SCHEMAS[version].read_text(encoding="utf-8"))["$defs"]["step"]
+    assert step["propertyNames"]["enum"] == list(verbs_of(version))
+    assert set(step["properties"]) == set(verbs_of(version))
     assert list(ALL_VERBS) == list(SPEC_VERBS) + list(PROJECT_VERBS)
+    assert set(verbs_of(1)) < set(verbs_of(2)) == set(ALL_VERBS)
 
 
-@pytest.mark.parametrize("name", list(ALL_VERBS))
-def test_schema_verb_definition_matches_verbs_py(schema, name):
+@pytest.mark.parametrize("version, name", [(v, n) for v in sorted(SCHEMAS) for n in verbs_of(v)])
+def test_schema_verb_definition_matches_verbs_py(version, name):
     verb = ALL_VERBS[name]
-    d = schema["$defs"][f"verb_{name}"]
-    assert d == step_args_schema(verb)
-    assert set(d["properties"]) == verb.allowed == set(verb.arg_names) | set(COMMON_ARGS)
+    d = json.loads(SCHEMAS[version].read_text(encoding="utf-8"))["$defs"][f"verb_{name}"]
+    assert d == step_args_schema(verb, version)
+    names = {a.name for a in verb.args if a.since <= version} | \
+        {n for n, a in COMMON_ARGS.items() if a.since <= version}
+    assert set(d["properties"]) == names <= verb.allowed
     assert d.get("required", []) == list(verb.required)
 
 

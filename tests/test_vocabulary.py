@@ -195,7 +195,8 @@ def test_every_event_the_engine_emits_is_in_the_vocabulary():
     names = set(re.findall(r"emit\(\s*\"([a-z_]+)\"", src))
     names |= {"vp_spent", "components_spent", "max_hp_changed", "max_vp_changed"}  # built names
     assert names, "no emit() found: the scan is broken"
-    assert names <= set(vocab.EVENTS), sorted(names - set(vocab.EVENTS))
+    events = vocab.vocabulary(2)["events"]          # every version's (hkk-case/2 is the largest)
+    assert names <= set(events), sorted(names - set(events))
 
 
 def _emit_calls(src: str):
@@ -219,8 +220,8 @@ def _emit_calls(src: str):
 def test_every_event_field_the_engine_emits_is_in_the_vocabulary():
     calls = list(_emit_calls(_model_source()))
     assert len(calls) > 50
-    missing = [(name, sorted(f - set(vocab.EVENTS[name].fields))) for name, f in calls
-               if f - set(vocab.EVENTS[name].fields)]
+    missing = [(name, sorted(f - set(vocab.vocabulary(2)["events"][name].fields))) for name, f in calls
+               if f - set(vocab.vocabulary(2)["events"][name].fields)]
     assert missing == []
     assert any(name == "moved" and "from" in f and "cause" in f for name, f in calls)
 
@@ -291,7 +292,7 @@ def test_hello_with_other_formats_only_is_refused(tmp_path):
 
 def test_kodex_serve_hello_lists_its_formats():
     from conformance.serve import hello_reply
-    assert hello_reply({"cmd": "hello", "protocol": 1})["formats"] == ["hkk-case/1"]
+    assert hello_reply({"cmd": "hello", "protocol": 1})["formats"] == ["hkk-case/1", "hkk-case/2"]
     assert hello_reply({"cmd": "hello", "protocol": 1, "format": "hkk-case/1"})["ok"] is True
     bad = hello_reply({"cmd": "hello", "protocol": 1, "format": "hkk-case/9"})
     assert bad["ok"] is False and "hkk-case/9" in bad["error"]
