@@ -2,7 +2,16 @@
 (`model/`), every vocabulary entry of the code is documented in
 hkk-vocabulary.md and every entry documented there exists in the code; no
 corpus case depends on the order of a shuffled deck (docs/spec/hkk-rules.md,
-"Shuffling")."""
+"Shuffling").
+
+And it states everything the corpus checks (issue 24): every event and event
+field a case expects or the reference emits, every `moved.cause`, every field
+of a state the reference returns over the corpus, every decision, `then` key,
+expected card / player / turn field and verb argument, the fields
+`effect_prevented` carries, and the order of the events of each step (each
+row of hkk-rules.md "The order within a step" against a scenario the
+reference runs). Each check reads the page's text; a test gives it the page
+with one entry deleted and sees it name that entry."""
 from __future__ import annotations
 
 import json
