@@ -99,7 +99,7 @@ KEYWORDS: dict[str, Keyword] = {
     "anti_neutralization": Keyword(("x",), "134.15", "as `anti_magic`, with the cards of the hand that have `neutralization`"),
     "seduction": Keyword(("x",), "134.14", "with `targets: [creature]` of summoning cost ≤ X the creature is stolen (the cost as one number: VP + szörnykomponens + builders + Nekron, each sacrifice 3, or 1 for an item or building: rb7:lapaldozas); a target immune to the source is not stolen (132.5, `effect_prevented`); without a target a strength counter on the card"),
     "recycling": Keyword(("x",), "135.8", "`play.pay.recycle: [ids]`: at most X cards of one graveyard shuffled into their owners' decks; 1 Ép healed per card"),
-    "poison": Keyword(("x",), "135.1", "a strike of the creature on a creature puts X poison counters on it"),
+    "poison": Keyword(("x",), "135.1", "a strike of the creature on a creature puts X poison counters on it; `x` absent: 1"),
     "penalty": Keyword(("hp", "vp"), "135.2", "when the card leaves play or its owner's control by a player's source, that player is damaged `hp` and loses `vp`"),
     "compensation": Keyword(("hp", "vp"), "135.4", "when the opponent's source does it, the card's controller heals `hp` and gains `vp`"),
     "regeneration": Keyword(("x",), "136.6", "activated by the controller after the creature is damaged (`activate: {ability: regeneration, x: n}`): heals n Ép for X VP per Ép (136.6; `x` absent: 1), at most 4 a turn (136.7); a life-saving action"),
@@ -240,10 +240,10 @@ EVENTS: dict[str, Event] = {
     "compensation": _ev("card player hp vp", "card player", "a compensation (135.4)"),
     "recycled": _ev("card player count", None, "recycling (135.8)"),
     "effect_prevented": _ev("verb clause card target player source", "clause",
-                            "an effect, or part of it, that a rule stopped (4.24.2); the effect did what it could, the steps after it still apply"),
+                            "an effect, or part of it, that a rule stopped (4.24.2); the effect did what it could, the steps after it still apply; which of `card`, `target`, `player`, `source` it carries: [hkk-rules.md](hkk-rules.md#actions-and-effects); the clause per situation: [hkk-refusals.md](hkk-refusals.md)"),
     "decision_pending": _ev("player choice count clause card", "player choice", "the game waits for a `choose`"),
-    "conflict_resolved": _ev("winner clause policy unresolved target subject losers", "winner clause",
-                             "a conflict of effects resolved (102 / mk:5.10): by `resolve_conflict`, or by the engine when a step brings about (or changes the outcome of) a contradiction of effects in force — then `target` (the card or player), `subject` (`number:<name>`, `ability:<keyword>`, `action:<name>`, `replace:<event>`) and `losers` (ids)"),
+    "conflict_resolved": _ev("winner clause policy unresolved target subject losers", "",
+                             "a conflict of effects resolved (102 / mk:5.10): by `resolve_conflict`, or by the engine when a step brings about (or changes the outcome of) a contradiction of effects in force — then `target` (the card or player), `subject` (`number:<name>`, `ability:<keyword>`, `action:<name>`, `replace:<event>`) and `losers` (ids); `winner` and `clause` when the order decides, `unresolved: true` and neither when it leaves them tied: what each origin carries is in [hkk-effects.md](hkk-effects.md#numbers-how-sebzés-and-maximum-ép-are-computed)"),
     "replaced": _ev("verb target card effect clause", "verb target card",
                     "an effect was replaced (mk:5.12.B): `verb` the event replaced, `target` whom it would have happened to, `card` the replacing card, `effect` the entry's id"),
     "effect_started": _ev("effect source affects", "effect", "a timed effect came into being (99.4); `affects` what it reaches (99.5)"),
@@ -306,7 +306,6 @@ MOVE_CAUSE_OF_MOVE: dict[tuple[str, str], str] = {
     ("any", "deck_top / deck_bottom / deck_shuffle"): "shuffle",
     ("deck", "graveyard / void"): "mill", ("hand", "graveyard / void"): "discard",
     ("graveyard", "void"): "exile (an exile)",
-    ("table zone", "table zone of the other player"): "steal (a steal)",
     ("any other", "graveyard / void / reserve / guard_post / table"): "effect",
 }
 
@@ -334,8 +333,8 @@ CARD_FIELDS: dict[str, str] = {
     "effects": "steps carried out when the card resolves",
     "needs_target": "cannot be played without targets",
     "bonus": "`{damage, hp}` an attached card gives the card it sits on",
-    "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; see hkk-rules.md, continuous effects)",
-    "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; see hkk-rules.md, replacement effects)",
+    "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; [hkk-effects.md](hkk-effects.md#continuous-effects-the-card-field-continuous))",
+    "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; [hkk-effects.md](hkk-effects.md#replacement-effects-the-card-field-replace))",
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
 }
 RETURNED_CARD_FIELDS: dict[str, str] = {

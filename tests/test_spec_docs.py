@@ -393,10 +393,9 @@ def test_every_moved_cause_is_documented(corpus, reference):
     assert undocumented_causes(causes, md) == ["shadow"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: the draws of a muscle reward carry the mover's Cause "
-                                       "object as moved.cause, not the string 'draw' (model/muscle.py "
-                                       "passes keywords' draw_cause, a Cause, to Cause(...)); issue 24")
 def test_every_moved_cause_the_reference_emits_is_a_name(reference):
+    # a muscle reward's draws once carried the mover's Cause object here (fixed in issue 24; case
+    # 124.3/muscle-reward-draw-is-a-draw)
     assert [c for c in moved_causes([], reference) if not isinstance(c, str)] == []
 
 
