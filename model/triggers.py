@@ -4,7 +4,8 @@ Card data: an ability entry with `trigger: {event: NAME, field: value, …}` and
 automatic ability (133.0); it works while its card is on the table and its abilities work (a
 frozen card's do not, 119.1; a passive non-creature's do not, 5.5.8; one it lost does not). The
 pattern's values may be `$self` (this card), `$controller` / `$opponent` (the card's controller /
-the other player); the effects may name `$card`, `$target`, `$player` (the event's fields).
+the other player); the effects may name those too, and `$card`, `$target`, `$player` (the
+event's fields).
 
 Clauses covered
 ---------------
@@ -162,7 +163,7 @@ def fire(g: Game, rec: dict[str, Any], watch: Watch | None = None) -> None:
                                f"{MAX_FIRINGS} times in one step (a loop)")
     g.emit("triggered", card=card.id, ability=rec["ability"], keyword=ab.get("keyword"),
            player=rec["player"], clause="133.2" if ab.get("immediately") else "133.0")
-    effects = _bind(ab.get("effects") or [], rec["event"])
+    effects = _bind(ab.get("effects") or [], rec)
     if queue.is_reaction_ability(ab):
         _react(g, card, rec, ab, effects)
         return
@@ -249,9 +250,12 @@ def _matches(trig: dict[str, Any], ev: dict[str, Any], cid: str, controller: str
     return True
 
 
-def _bind(effects: list[dict[str, Any]], ev: dict[str, Any]) -> list[dict[str, Any]]:
-    """The effects with `$card`, `$target`, `$player` standing for the event's fields."""
-    names = {"$card": ev.get("card"), "$target": ev.get("target"), "$player": ev.get("player")}
+def _bind(effects: list[dict[str, Any]], rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The effects with `$card`, `$target`, `$player` standing for the event's fields, `$self` for
+    the ability's card, `$controller` / `$opponent` for its controller and the other player."""
+    ev = rec["event"]
+    names = {"$card": ev.get("card"), "$target": ev.get("target"), "$player": ev.get("player"),
+             "$self": rec["card"], "$controller": rec["player"], "$opponent": other(rec["player"])}
 
     def sub(v: Any) -> Any:
         if isinstance(v, str) and v in names:

@@ -16,6 +16,7 @@ fuzzer uses to check invariants; the benchmarks time it.
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import random
 from typing import Any, Callable, Iterator
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterator
 from model.engine import Outcome, apply
 from model.errors import InputProblem
 from model.ruleset import DEFAULT_RULESET, Ruleset, load_ruleset
-from model.state import PHASES, PLAYERS, State, from_given, other
+from model.state import PERMANENT_KINDS, PHASES, PLAYERS, State, from_given, other
 
 from .strategies import RandomChooser, gen_step
 
@@ -32,8 +33,10 @@ __all__ = ["random_given", "random_game", "play_random", "drive", "legal_candida
 DECK_SIZE = 20
 
 
-def random_given(rng: random.Random, deck_size: int = DECK_SIZE) -> dict[str, Any]:
-    """Two players with a deck each (owner = the deck's player), nothing else; a fresh game."""
+def random_given(rng: random.Random, deck_size: int = DECK_SIZE, version: int = 1) -> dict[str, Any]:
+    """Two players with a deck each (owner = the deck's player), nothing else; a fresh game.
+    Version 2 (hkk-case/2) makes some instants reaction cards and gives some creatures automatic
+    abilities (from a generator of its own, so version 1's games stay what they were)."""
     cards: dict[str, dict[str, Any]] = {}
     players: dict[str, dict[str, Any]] = {}
     for p in PLAYERS:
@@ -72,7 +75,38 @@ def random_given(rng: random.Random, deck_size: int = DECK_SIZE) -> dict[str, An
             cards[cid] = d
             deck.append(cid)
         players[p] = {"deck": deck}
-    return {"players": players, "cards": cards, "seed": rng.randrange(1 << 16)}
+    given = {"players": players, "cards": cards, "seed": rng.randrange(1 << 16)}
+    if version >= 2:
+        _reactions_and_triggers(random.Random(given["seed"]), cards)
+    return given
+
+
+# what the version-2 games add: reaction instants (4.21.1, rb7:kijatszasi-sorrend) and creatures
+# whose automatic abilities (133) watch draws, damage, plays and the queue
+_TRIGGERS = (
+    {"keyword": "x-greed", "trigger": {"event": "drew", "player": "$controller"},
+     "effects": [{"gain_vp": {"amount": 1}}]},
+    {"keyword": "x-spite", "trigger": {"event": "damaged", "target": "$opponent"},
+     "effects": [{"heal": {"target": "$controller", "amount": 1}}]},
+    {"keyword": "x-echo", "trigger": {"event": "played", "player": "$opponent"}, "immediately": True,
+     "effects": [{"mill": {"player": "$controller", "count": 1}}]},
+    {"keyword": "x-ward", "trigger": {"event": "queued", "player": "$opponent"},
+     "effects": [{"modify": {"amount": -1}}]},
+    {"keyword": "x-toll", "trigger": {"event": "drew", "player": "$opponent"}, "cost": {"vp": 1},
+     "effects": [{"damage": {"target": "$opponent", "amount": 1}}]},
+)
+
+
+def _reactions_and_triggers(rng: random.Random, cards: dict[str, dict[str, Any]]) -> None:
+    for cid in sorted(cards):
+        d = cards[cid]
+        if d["kind"] in ("instant", "sorcery") and rng.random() < 0.7:
+            d["kind"], d["reaction"] = "instant", True
+            d["cost"] = {"vp": rng.randint(0, 1)}
+            d["effects"] = [rng.choice(({"prevent": {}}, {"prevent": {}},
+                                        {"modify": {"amount": rng.choice((-2, 1))}}))]
+        elif d["kind"] == "creature" and rng.random() < 0.35:
+            d["abilities"] = list(d.get("abilities") or []) + [copy.deepcopy(rng.choice(_TRIGGERS))]
 
 
 def _next_phase(phase: str) -> str:
@@ -97,9 +131,19 @@ def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Itera
             k = rng.randint(0, n)
             yield {"choose": {"player": pend["player"], "value": {"draw": k, "vp": n - k}}}
             return
+        if pend.get("choice") == "order":                # 4.10.4: the active player's order
+            yield {"choose": {"player": pend["player"], "value": rng.sample(opts, len(opts))}}
+            return
+        if pend.get("choice") == "use":                  # 4.24.3.0: pay and use it, or not
+            yield {"choose": {"player": pend["player"], "value": rng.random() < 0.5}}
+            return
         yield {"choose": {"player": pend["player"],
                           "cards": rng.sample(opts, min(int(pend.get("count", 0)), len(opts)))}}
         return
+    if state.version >= 2:
+        yield from _bidding(state, rng)                  # hkk-case/2: the queue, alternation
+        if state.queue:
+            return
     if rng.random() < effects:
         yield gen_step(state, RandomChooser(rng))
     if phase in ("main1", "main2"):
@@ -116,6 +160,12 @@ def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Itera
                 hosts = [x for x in zs["reserve"] + zs["guard_post"]]
                 if hosts and rng.random() < 0.5:
                     step["targets"] = [rng.choice(hosts)]
+            if state.version >= 2 and rng.random() < 0.6:
+                step["wait"] = True                       # 4.21.1: it waits for answers
+                extra = [x for x in zs["hand"] + zs["graveyard"] + zs["deck"][:3]
+                         if x != cid and state.cards.peek(x).kind in PERMANENT_KINDS]
+                if extra and rng.random() < 0.5:
+                    step["with"] = [rng.choice(extra)]    # 4.21.2: a further card it brings
             if rng.random() < 0.7:
                 yield {"play": step}
     elif phase == "exchange" and not (state.turn_info.get("acting") or {}).get("active_moved"):
@@ -137,7 +187,32 @@ def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Itera
                 attacks.append({"attacker": att, "target": opp})
         if len(attackers) >= len(guards):
             yield {"attack": {"player": p, "attacks": attacks}}
+    if state.version >= 2:
+        rec = state.turn_info.get("acting") or {}
+        if rec.get("last") == p and other(p) not in rec.get("passed", ()):
+            yield {"pass": {"player": other(p)}}          # the other player lets p act again
+        elif phase == "combat" and rng.random() < 0.5:
+            yield {"pass": {"player": p if p not in rec.get("passed", ()) else other(p)}}
     yield {"advance": {"to": _next_phase(phase)}}
+
+
+def _bidding(state: State, rng: random.Random) -> Iterator[dict[str, Any]]:
+    """hkk-case/2: while something waits on the queue, a reaction card of either player, else a
+    pass of each player in turn."""
+    players = list(PLAYERS)
+    rng.shuffle(players)
+    if not state.queue:
+        return
+    for q in players:
+        pl = state.players[q]
+        for cid in pl.zones["hand"]:
+            c = state.cards.peek(cid)
+            if c.reaction and c.cost.get("vp", 0) <= pl.vp and rng.random() < 0.5:
+                yield {"play": {"player": q, "card": cid}}
+    done = state.turn_info.get("queue_passed") or ()
+    for q in players:
+        if q not in done:
+            yield {"pass": {"player": q}}
 
 
 # A step of a game allocates a few hundred small containers (the state copy, events, the
@@ -163,21 +238,22 @@ def _fewer_collections(gen0: int = GC_GEN0_DURING_GAME):
 def drive(seed: int, n_steps: int, *, ruleset: str | Ruleset = DEFAULT_RULESET, effects: float = 0.25,
           on_step: Callable[[State, dict[str, Any], Outcome, int], None] | None = None,
           stepper: Callable[[State, dict[str, Any], Ruleset, int], Outcome | None] | None = None,
-          keep_states: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]], list[State]]:
+          keep_states: bool = True, version: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]], list[State]]:
     """Play one game: (given, accepted steps, states). `stepper` replaces `apply` (the fuzzer
-    passes a checking one); it may return None to stop (a crash)."""
+    passes a checking one); it may return None to stop (a crash). `version` 2 plays it as
+    hkk-case/2: reaction cards, plays waiting on the queue, automatic abilities, passes."""
     with _fewer_collections():
-        return _drive(seed, n_steps, ruleset, effects, on_step, stepper, keep_states)
+        return _drive(seed, n_steps, ruleset, effects, on_step, stepper, keep_states, version)
 
 
 def _drive(seed: int, n_steps: int, ruleset: str | Ruleset, effects: float,
            on_step: Callable[[State, dict[str, Any], Outcome, int], None] | None,
            stepper: Callable[[State, dict[str, Any], Ruleset, int], Outcome | None] | None,
-           keep_states: bool) -> tuple[dict[str, Any], list[dict[str, Any]], list[State]]:
+           keep_states: bool, version: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]], list[State]]:
     rules = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     rng = random.Random(seed)
-    given = random_given(rng)
-    state = from_given(given, rules)
+    given = random_given(rng, version=version)
+    state = from_given(given, rules, version)
     states = [state] if keep_states else []
     when: list[dict[str, Any]] = []
     first = {"start_game": {"first": rng.choice(PLAYERS)}}

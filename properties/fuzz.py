@@ -387,8 +387,10 @@ def fuzz_machine(cfg: settings = QUICK, *, only: set[str] | None = None,
 
 
 def fuzz_driver(games: int, steps: int = 150, seed_value: int = 0, *, only: set[str] | None = None,
-                stats: dict | None = None) -> list[Finding]:
-    """Whole random games; every step checked; each game replayed (determinism)."""
+                stats: dict | None = None, versions: Sequence[int] = (1, 2)) -> list[Finding]:
+    """Whole random games; every step checked; each game replayed (determinism). The games take
+    the case format `versions` in turn: hkk-case/2's have reaction cards, plays waiting on the
+    reaction queue and automatic abilities (properties/driver.py)."""
     from model.ruleset import load_ruleset
     from model.view import to_dict
 
@@ -401,19 +403,23 @@ def fuzz_driver(games: int, steps: int = 150, seed_value: int = 0, *, only: set[
     for g in range(games):
         found: list[Violation] = []
         trace: list[Any] = []
+        origins: dict[str, tuple[str, str]] = {}
+        version = versions[g % len(versions)]
 
         def stepper(state, step, rules_, i):
-            out, viol = check_step(state, copy.deepcopy(step), rules_, i)
+            out, viol = check_step(state, copy.deepcopy(step), rules_, i, origins)
             found.extend(viol)
             if out is not None and out.refusal is None:
                 trace.append((None, out.events))
             return out
 
-        given_, when, states = drive(seed_value + g, steps, stepper=stepper, keep_states=False)
+        given_, when, states = drive(seed_value + g, steps, stepper=stepper, keep_states=False,
+                                     version=version)
         stats["games"] += 1
         stats["steps"] += len(when)
         if len(trace) == len(when):
-            v = replay_differs(given_, when, rules, to_dict(states[-1], rules), trace)
+            v = replay_differs(given_, when, rules, to_dict(states[-1], rules), trace,
+                               version=version)
             if v is not None:
                 found.append(v)
         bad = _keep(found, only)

@@ -20,6 +20,9 @@ returned over the protocol with `check_dict`; the same logic runs on both):
 - `ownership` (4.7.3, 4.14.1, 4.15.0, 4.16.1; premade: 96.7): a card in a
   player's hand, deck, graveyard or Void is owned by that player.
 - `guard_post_active` (5.4.1, 5.4.5): the guard post holds active creatures only.
+- `queue_no_zone` (4.21.1): a card waiting on the reaction queue is in no zone (no zone lists
+  it, it has not left the game); `conservation` counts the queue as its one place, so no card is
+  lost on the way through the queue.
 
 Step invariants (`check_step`, `check_steps`; these need the engine, which is
 imported lazily so that `check_dict` stays usable without `model`):
@@ -30,6 +33,10 @@ imported lazily so that `check_dict` stays usable without `model`):
 - `determinism` (4.15.0, the `seed`): the same given and steps give the same
   states and events when run again.
 - `engine_error`: the engine raised on a well-formed step (a crash, not a refusal).
+- `queue_empties` (rb7:kijatszasi-sorrend): a step in which both players passed on the queue
+  (or an `advance`) leaves it empty, unless a decision it opened is pending.
+- `extras_return` (4.21.2): the further cards of a prevented card are back where they were
+  before they went on the queue (`check_steps` and the random-play driver keep where they were).
 """
 from __future__ import annotations
 
@@ -59,6 +66,9 @@ INVARIANTS: dict[str, tuple[str, str]] = {
     "conservation": ("4.5.2", "every card is in exactly one place and no card disappears"),
     "ownership": ("4.7.3", "a card in a hand, deck, graveyard or Void belongs to that player"),
     "guard_post_active": ("5.4.5", "the guard post holds active creatures only"),
+    "queue_no_zone": ("4.21.1", "a card on the reaction queue is in no zone"),
+    "queue_empties": ("rb7:kijatszasi-sorrend", "both players passing on the queue resolves it"),
+    "extras_return": ("4.21.2", "a prevented card's further cards go back where they were"),
     "atomic_refusal": ("hkk-case/1", "a refused step changes nothing"),
     "apply_pure": ("hkk-case/1", "apply never changes the state it is given"),
     "determinism": ("4.15.0", "the same seed and steps give the same game"),
@@ -105,6 +115,7 @@ class _View:
     cards: dict[str, dict[str, Any]]                 # owner, kind, premade, standalone_token, active, ...
     premade_void_ok: bool = False
     zone_fields: dict[str, Any] = field(default_factory=dict)   # dict states: the card's own `zone`
+    queued: list[str] = field(default_factory=list)   # the cards on the reaction queue (4.21.1)
 
     def places(self) -> dict[str, list[tuple[str, str]]]:
         where: dict[str, list[tuple[str, str]]] = {}
@@ -114,6 +125,8 @@ class _View:
                     where.setdefault(cid, []).append((p, z))
         for cid in self.removed:
             where.setdefault(cid, []).append(("", "removed"))
+        for cid in self.queued:
+            where.setdefault(cid, []).append(("", "queue"))
         return where
 
 
@@ -131,7 +144,9 @@ def _view_of_state(state: "State", rules: "Ruleset | None") -> _View:
             void_ok = rules.reading("premade-bound-for-deck") == "void"
         except Exception:
             void_ok = False
-    return _View(players, zones, list(state.removed), cards, void_ok)
+    queued = [c for e in state.queue for c in ([e["card"]] if e["kind"] == "card" else [])
+              + [w["card"] for w in e.get("with") or ()]]
+    return _View(players, zones, list(state.removed), cards, void_ok, queued=queued)
 
 
 def _view_of_dict(d: dict[str, Any], ruleset: str | None = None) -> _View:
@@ -153,8 +168,14 @@ def _view_of_dict(d: dict[str, Any], ruleset: str | None = None) -> _View:
         if "zone" in c:
             zone_fields[cid] = c["zone"]
     ruleset = ruleset or d.get("ruleset") or "kodex"
+    queued = []
+    for e in d.get("queue") or []:
+        if isinstance(e, dict):
+            if e.get("kind") == "card" and isinstance(e.get("card"), str):
+                queued.append(e["card"])
+            queued.extend(x for x in e.get("with") or [] if isinstance(x, str))
     return _View(players, zones, [x for x in (d.get("removed") or []) if isinstance(x, str)], cards,
-                 ruleset in PREMADE_VOID_RULESETS, zone_fields)
+                 ruleset in PREMADE_VOID_RULESETS, zone_fields, queued)
 
 
 def _is_int(x: Any) -> bool:
@@ -192,7 +213,8 @@ def _check_view(after: _View, before: _View | None) -> list[Violation]:
     for cid, where in places.items():
         if len(where) > 1:
             shown = ", ".join(f"{p}'s {z}" if p else z for p, z in where)
-            v("conservation", f"{cid} is in {len(where)} places at once: {shown}")
+            v("queue_no_zone" if ("", "queue") in where else "conservation",
+              f"{cid} is in {len(where)} places at once: {shown}")
         if cid not in after.cards:
             v("conservation", f"{cid} is listed in {where[0][0] or ''} {where[0][1]} but is not a card")
     for cid, zf in after.zone_fields.items():
@@ -281,8 +303,45 @@ def _fingerprint(state: "State") -> str:
     return repr(state)
 
 
-def check_step(state: "State", step: dict[str, Any], rules: "Ruleset", step_i: int | None = None):
-    """Apply one step with every check. Returns (outcome or None on a crash, violations)."""
+def _queue_checks(state: "State", step: dict[str, Any], out: Any, step_i: int | None,
+                  origins: dict[str, tuple[str, str]] | None) -> list[Violation]:
+    """`queue_empties` and `extras_return` for one accepted step (`origins`: card → where it was
+    before it went on the queue as a further card, kept across the steps of a game)."""
+    viol: list[Violation] = []
+    after = out.state
+    passed: set[str] = set(state.turn_info.get("queue_passed") or ()) if state.queue else set()
+    both = False
+    for ev in out.events:
+        if ev["event"] == "queued":
+            passed, both = set(), False
+        elif ev["event"] == "passed" and ev.get("queue"):
+            passed.add(ev["player"])
+            both = both or passed >= set(PLAYERS)
+    if (both or "advance" in step) and after.queue and after.pending is None:
+        viol.append(Violation("queue_empties", f"both passed (or advance) but {len(after.queue)} "
+                                               f"entr{'y' if len(after.queue) == 1 else 'ies'} still wait "
+                                               f"after {step!r}", step_i))
+    if origins is None:
+        return viol
+    for entry in after.queue:
+        for extra in entry.get("with") or ():
+            cid = extra["card"]
+            if cid not in origins and state.locate(cid) is not None:
+                origins[cid] = state.locate(cid)
+    for ev in out.events:
+        if ev["event"] == "returned" and ev["card"] in origins:
+            was = origins.pop(ev["card"])
+            now = after.locate(ev["card"])
+            if now != was:
+                viol.append(Violation("extras_return", f"{ev['card']} went on the queue from {was} "
+                                                       f"and came back to {now}", step_i))
+    return viol
+
+
+def check_step(state: "State", step: dict[str, Any], rules: "Ruleset", step_i: int | None = None,
+               origins: dict[str, tuple[str, str]] | None = None):
+    """Apply one step with every check. Returns (outcome or None on a crash, violations).
+    `origins`: where the further cards of queued plays were (kept by the caller across a game)."""
     from model.engine import apply
     from model.errors import InputProblem
     from model.view import to_dict
@@ -308,6 +367,8 @@ def check_step(state: "State", step: dict[str, Any], rules: "Ruleset", step_i: i
         return out, viol
     for x in _check_view(_view_of_state(out.state, rules), before_view):
         viol.append(Violation(x.invariant, f"{x.message} after {step!r}", step_i))
+    if out.state.queue or state.queue or origins:
+        viol.extend(_queue_checks(state, step, out, step_i, origins))
     return out, viol
 
 
@@ -319,11 +380,12 @@ class StepReport:
     events: list[dict[str, Any]]
 
 
-def _replay(given: dict[str, Any] | None, when: list[dict[str, Any]], rules, stop_at_refusal: bool):
+def _replay(given: dict[str, Any] | None, when: list[dict[str, Any]], rules, stop_at_refusal: bool,
+            version: int = 1):
     from model.engine import apply
     from model.state import from_given
     from model.view import to_dict
-    state = from_given(copy.deepcopy(given), rules)
+    state = from_given(copy.deepcopy(given), rules, version)
     trace: list[Any] = []
     for step in when:
         try:
@@ -340,11 +402,11 @@ def _replay(given: dict[str, Any] | None, when: list[dict[str, Any]], rules, sto
 
 
 def replay_differs(given: dict[str, Any] | None, when: list[dict[str, Any]], rules,
-                   final: dict[str, Any], trace: list[Any], stop_at_refusal: bool = False
-                   ) -> Violation | None:
+                   final: dict[str, Any], trace: list[Any], stop_at_refusal: bool = False,
+                   version: int = 1) -> Violation | None:
     """Run `when` again from `given`; a `determinism` violation when the final state or the
     (refusal, events) trace differs from the run already made."""
-    again = _replay(given, when, rules, stop_at_refusal)
+    again = _replay(given, when, rules, stop_at_refusal, version)
     if (final, trace) == again:
         return None
     b = again[1]
@@ -355,7 +417,7 @@ def replay_differs(given: dict[str, Any] | None, when: list[dict[str, Any]], rul
 
 def check_steps(given: dict[str, Any] | None, when: Iterable[dict[str, Any]],
                 ruleset: "str | Ruleset" = "kodex", *, determinism: bool = True,
-                stop_at_refusal: bool = False) -> StepReport:
+                stop_at_refusal: bool = False, version: int = 1) -> StepReport:
     """Apply `when` one step at a time (a refused step is skipped, or ends the run with
     stop_at_refusal) and check every invariant after every step; then, with
     `determinism`, run everything again and compare states, refusals and events."""
@@ -366,14 +428,15 @@ def check_steps(given: dict[str, Any] | None, when: Iterable[dict[str, Any]],
 
     rules = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     when = list(when)
-    state = from_given(copy.deepcopy(given), rules)
+    state = from_given(copy.deepcopy(given), rules, version)
     report = StepReport(violations=[], states=[], refused=[], events=[])
+    origins: dict[str, tuple[str, str]] = {}
     for x in check(state, rules):
         report.violations.append(Violation(x.invariant, f"{x.message} in the given state", None))
     trace: list[Any] = []
     for i, step in enumerate(when):
         try:
-            out, viol = check_step(state, copy.deepcopy(step), rules, i)
+            out, viol = check_step(state, copy.deepcopy(step), rules, i, origins)
         except InputProblem as exc:
             report.violations.append(Violation("engine_error", f"step {i} is malformed: {exc}", i))
             trace.append(("raised", "InputProblem"))
@@ -393,7 +456,7 @@ def check_steps(given: dict[str, Any] | None, when: Iterable[dict[str, Any]],
         report.states.append(state)
         report.events.extend(out.events)
     if determinism and not any(v.invariant == "engine_error" for v in report.violations):
-        v = replay_differs(given, when, rules, to_dict(state, rules), trace, stop_at_refusal)
+        v = replay_differs(given, when, rules, to_dict(state, rules), trace, stop_at_refusal, version)
         if v is not None:
             report.violations.append(v)
     return report
