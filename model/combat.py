@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat_steps, counters, stats
+from . import combat_steps, counters, keywords, stats
 from .damage import deal_damage, settle
 from .prohibitions import prohibited, required
 from .errors import InputProblem
@@ -80,8 +80,9 @@ def card_flags(state: State, card: Card) -> dict[str, Any]:
 # II. the attack declaration
 # ---------------------------------------------------------------------------
 
-def _see_invisible(st: State, defender_side: str) -> bool:
-    return any(stats.has_ability(st.cards[c], "see_invisible")
+def _see_invisible(g: Game, defender_side: str) -> bool:
+    st = g.state
+    return any(keywords.has(g, st.cards.peek(c), "see_invisible")
                for c in st.players[defender_side].zones["guard_post"])
 
 
@@ -139,11 +140,11 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
     attacked = set(per_defender)
     unattacked = [c for c in opp_guards if c not in attacked]
     if unattacked:
-        seen = _see_invisible(st, opp)
+        seen = _see_invisible(g, opp)
         for x in attacks:
             att, tgt = x["attacker"], x["target"]
             if tgt in PLAYERS or st.cards[tgt].kind == "building":
-                invisible = stats.has_ability(st.cards[att], "invisibility")
+                invisible = keywords.has(g, st.cards.peek(att), "invisibility")   # own or granted, 128.1
                 if invisible and seen:
                     g.refuse("131.3", f"{att} is invisible, but a creature in {opp}'s guard post sees the "
                                       f"invisible (131.4): it cannot break through while {unattacked} "
@@ -216,7 +217,7 @@ def _amount(g: Game, striker: Card, target: str) -> int:
     dmg = stats.damage(st, striker, g.rules) or 0
     if target not in PLAYERS:
         tc = st.cards.peek(target)
-        if stats.has_ability(tc, "magic_defense") and not stats.has_ability(striker, "magic_attack"):
+        if keywords.has(g, tc, "magic_defense") and not keywords.has(g, striker, "magic_attack"):
             return 0                                           # 131.1
     return dmg
 
@@ -271,8 +272,7 @@ def strike(g: Game, window: bool = False) -> None:
             if target in PLAYERS or not st.cards.peek(target).is_creature or not st.on_table(target):
                 continue
             sc = st.cards.peek(striker)
-            n = sum(int(ab.get("x", 1)) for ab in sc.abilities if ab.get("keyword") == "poison") \
-                if stats.has_ability(sc, "poison") else 0
+            n = sum(int(ab.get("x", 1)) for ab in keywords.entries(g, sc, "poison"))   # 128.1
             if n:
                 counters.put_counter(g, target, "poison", n)
         if window:

@@ -13,6 +13,8 @@ Clauses covered
   priority order — `strong`, continuous (a card's entry) or one-shot (a timed effect), the
   timestamp (the source's entry into play, or the timed effect's creation), the ability kind.
 * 119.1: a frozen card's own abilities do not work — nor do its continuous entries.
+* 5.5.8: a passive permanent's abilities do not work, a creature's aside: the continuous entries
+  of a passive item, enchantment, skill, building or location are not in force.
 
 A card's `continuous` entries work while the card is on the table. Each entry is one of
 
@@ -107,8 +109,8 @@ def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Act
         for zone in ("reserve", "guard_post", "table"):
             for cid in pl.zones[zone]:
                 card = state.cards.peek(cid)
-                if not card.continuous or frozen(card):
-                    continue
+                if not card.continuous or frozen(card) or not (card.is_creature or card.active):
+                    continue                        # 119.1 frozen; 5.5.8 a passive non-creature
                 for i, e in enumerate(card.continuous):
                     ident = str(e.get("id") or f"{cid}#{i}")
                     act = Active(e, ident, cid, _attrs(e, True, card.timestamp, "static", ident))

@@ -46,7 +46,7 @@ def _may_carry(g: Game, card: Card, counter: str) -> str | None:
         return "rb7:elet"
     if counter in ("sleep", "poison", "muscle", "aging", "life") and not card.is_creature:
         return "117.0"
-    if stats.has_ability(card, "no_counters"):
+    if keywords.has(g, card, "no_counters"):
         return "117.0"
     return None
 

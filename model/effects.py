@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, counters, damage, delayed, numbers, queue, replacement, resources, stats
+from . import continuous, counters, damage, delayed, keywords, numbers, queue, replacement, resources, stats
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
@@ -369,7 +369,7 @@ def do_steal(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("5.6.2", f"{cid} is not on the table: only a permanent has a controller to change")
     if old == new:
         g.refuse("5.6.2", f"{cid} is already {new}'s")
-    if stats.has_ability(card, "no_control_change"):
+    if keywords.has(g, card, "no_control_change"):
         g.refuse("131.10", f"{cid} cannot change controller")
     zone = "reserve" if card.is_creature else "table"     # 5.3.2, 5.5.9
     where = move_card(g, cid, zone, Cause("steal"), to_player=new)
@@ -451,7 +451,9 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
     condition fails does not happen. 106.1/106.3: repeating is a step of its own — obligatory for
     an automatic ability or a spell, optional for an activated ability (the step is then simply
     not written). 106.8: the repeated effect is the effect of the card that repeats it (the step's
-    `source`), not of the original; 106.5–106.6: repeating is not playing (no `played`)."""
+    `source`), not of the original; 106.5–106.6: repeating is not playing (no `played`).
+    106.4: an activated ability is repeated only in the phases it may be used in and by paying its
+    costs again (the step's `by` pays); otherwise the repeat does nothing (`effect_prevented`)."""
     cid = a.get("card")
     card = g.card(cid)
     ability = a.get("ability")
@@ -463,6 +465,9 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
         if ab is None:
             raise InputProblem(f"ability: {cid} has no ability {ability!r}")
         steps = ab.get("effects") or []
+        if steps and not as_far_as_possible(g, "repeat", lambda: _repeat_cost(g, card, ab, by),
+                                            card=cid, player=by):
+            return                                       # 106.4: not paid again, not repeated
     if not steps:
         raise InputProblem(f"card: {cid} has no effects to repeat")
     targets = a.get("targets") or []
@@ -497,6 +502,30 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
                                     for st_ in steps[i + 1:] for v, r in st_.items()]):
             break
     g.emit("repeated", card=cid, clause="106.1" if ability is None else "106.3")
+
+
+def _repeat_cost(g: Game, card, ab: dict[str, Any], payer: str) -> None:
+    """106.4: the costs of an activated ability paid again, in a phase it may be used in; the
+    whole cost or nothing (4.20.3)."""
+    st = g.state
+    if ab.get("timing") == "main" and (st.active != payer or st.phase not in ("main1", "main2")):
+        g.refuse("106.4", f"{card.id}'s {ab.get('keyword')} is used only in its controller's main phase: "
+                          "it is not repeated now")
+    cost = dict(ab.get("cost") or {})
+    pl = st.players[payer]
+    if cost.get("vp", 0) > pl.vp or cost.get("components", 0) > pl.components:
+        g.refuse("106.4", f"{payer} cannot pay {card.id}'s {ab.get('keyword')} again: it is not repeated",
+                 also=("4.20.3",))
+    if cost.get("passivate") and (not card.active or st.zone_of(card.id) not in TABLE_ZONES
+                                  or st.zone_of(card.id) == "guard_post" or card.attached_to):
+        g.refuse("106.4", f"{card.id} cannot be passivated again: its {ab.get('keyword')} is not repeated",
+                 also=("5.5.7.1",))
+    for what in ("vp", "components"):
+        if cost.get(what):
+            resources.spend(g, payer, what, cost[what])
+    if cost.get("passivate"):
+        st.cards[card.id].active = False
+        g.emit("passivated", card=card.id)
 
 
 _TABLE_VERBS = ("damage", "heal", "put_counter", "remove_counter", "passivate", "steal", "activate_card")

@@ -320,7 +320,7 @@ def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list
         if kw not in ON_PLAY or ab not in stats.ability_entries(card, kw):
             continue
         if kw == "life" and card.is_creature and from_hand and st.on_table(card.id):
-            if stats.has_ability(card, "no_counters"):
+            if has(g, card, "no_counters"):
                 g.emit("counter_prevented", card=card.id, counter="life", count=_x(ab, default=1),
                        clause="117.0")
             else:

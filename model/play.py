@@ -41,7 +41,7 @@ from typing import Any
 
 from . import keywords, queue, resources, stats
 from .decisions import wait_for_answer
-from .effects import apply_effect, sacrifice_permanent
+from .effects import apply_effect
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
@@ -178,7 +178,10 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
         g.emit("passivated", card=cid)
     # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
     for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
-        sacrifice_permanent(g, player, cid, forced=False, as_cost=True)
+        # through the effect dispatcher: a replacement in force replaces it, and the replaced
+        # sacrifice counts as paid (mk:5.12.B)
+        apply_effect(g, "sacrifice", {"player": player, "card": cid, "forced": False,
+                                      "as_cost": True}, player)
     for cid in list(pl.zones["deck"][:nekron]):
         move_card(g, cid, "void", Cause("nekron", as_cost=True))          # 4.8.1, 4.18.2
 
@@ -253,7 +256,7 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
         raise InputProblem(f"from: a card is played from hand, graveyard or deck, not {frm!r}")
     if not loc or loc != (player, frm):
         g.refuse("4.21.0", f"{cid} is not in {player}'s {frm}")
-    resurrects = card.is_creature and stats.has_ability(card, "resurrection")
+    resurrects = card.is_creature and keywords.has(g, card, "resurrection")
     if frm == "graveyard" and not (card.kind in ("instant", "sorcery") or card.has_subtype(VISION)
                                    or resurrects):
         g.refuse("4.7.6", f"{cid} cannot be played from the graveyard")
@@ -271,7 +274,7 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
     if reacting:
         answer = queue.answered(g, a.get("answers"))                      # rb7:kijatszasi-sorrend
         queue.check_answerable(g, answer, spell=queue.is_spell(card),
-                               neutralization=stats.has_ability(card, "neutralization"))
+                               neutralization=keywords.has(g, card, "neutralization"))
         entry.update(answers=answer["id"], reaction=True, queued=True)
     elif a.get("wait"):
         entry["queued"] = True
@@ -382,10 +385,14 @@ def open_on_play_window(g: Game, card, player: str) -> None:
 
 
 def _substitute(value: Any, targets: list[str]) -> Any:
+    """"$target" → the first target, also inside nested steps (a `delay`'s `step`: its decisions are
+    made when the effect is played, 114.4)."""
     if value == "$target" and targets:
         return targets[0]
     if isinstance(value, list):
         return [_substitute(v, targets) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, targets) for k, v in value.items()}
     return value
 
 

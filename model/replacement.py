@@ -75,7 +75,8 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
                 if cid not in st.effect_cards:
                     continue
                 card = st.cards.peek(cid)
-                if not card.replace or frozen(card) or cid == source:   # mk:5.12.A: not its own
+                if not card.replace or frozen(card) or cid == source \
+                        or not (card.is_creature or card.active):      # mk:5.12.A not its own; 5.5.8
                     continue
                 for i, e in enumerate(card.replace):
                     if e["event"] != event:

@@ -114,11 +114,6 @@ def ability_entries(card: Card, keyword: str) -> list[dict]:
 # --- end hook
 
 
-def has_ability(card: Card, keyword: str) -> bool:
-    """Does the card have the keyword ability now? A freeze counter takes all abilities (119.1)."""
-    return bool(ability_entries(card, keyword))
-
-
 def flies(card: Card) -> bool:
     """131.5–131.6: flying is not an ability but a note on the card; freezing does not take it."""
     return any(a.get("keyword") == "flying" for a in card.abilities)

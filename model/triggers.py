@@ -285,7 +285,7 @@ def _react(g: Game, card: Card, rec: dict[str, Any], ab: dict[str, Any],
         return
     try:
         queue.check_answerable(g, target, spell=queue.is_spell(card),
-                               neutralization=stats.has_ability(card, "neutralization"))
+                               neutralization=keywords.has(g, card, "neutralization"))
     except Refusal as no:
         g.emit("effect_prevented", verb=verb, clause=no.clause, card=card.id)
         return
