@@ -241,7 +241,7 @@ _PROJECT = (
     Verb("resolve_conflict", "project",
          "resolve two contradicting effects by the ruleset's priority order (102)",
          (Arg("effects", "effects", "the effects: [{id, strong, continuous, timestamp, ability, "
-                                    "prohibiting}]"),
+                                    "prohibiting, settles}]"),
           Arg("policy", "string", "the priority policy")),
          ("effects",), ("102",)),
     Verb("add_effect", "project",

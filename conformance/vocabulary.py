@@ -672,6 +672,7 @@ def _effect_schemas(version: int = 1) -> dict:
               "scope": {"anyOf": [{"enum": list(shapes.SCOPES)},
                                   {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}}]},
               "strong": {"type": "boolean"}, "prohibiting": {"type": "boolean"},
+              "settles": {"type": "array", "items": {"type": "string", "minLength": 1}},
               "ability": {"enum": [None, "static", "activated", "automatic"]}}
     entry = {
         "title": "A continuous effect (project addition; docs/spec/hkk-rules.md)",

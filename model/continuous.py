@@ -98,7 +98,8 @@ def _attrs(entry: dict[str, Any], continuous: bool, timestamp: int, default_abil
            ident: str) -> Effect:
     prohibiting = entry.get("prohibiting", "prohibit" in entry or "lose" in entry)
     return Effect(strong=bool(entry.get("strong", False)), continuous=continuous, timestamp=timestamp,
-                  ability=entry.get("ability", default_ability), prohibiting=bool(prohibiting), id=ident)
+                  ability=entry.get("ability", default_ability), prohibiting=bool(prohibiting), id=ident,
+                  settles=frozenset(entry.get("settles", ())))
 
 
 def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Active, list[str]]]:

@@ -86,6 +86,7 @@ class NumberEffect:
     timestamp: int = 0
     prohibiting: bool = False
     id: str | None = field(default=None, compare=False)
+    settles: frozenset = field(default=frozenset(), compare=False)   # mk:5.10.A
 
     def __post_init__(self) -> None:
         if self.kind not in ("set", "modify"):
@@ -107,7 +108,8 @@ class NumberEffect:
     @cached_property
     def attrs(self) -> Effect:
         """What mk:5.10 reads of it when settings contradict."""
-        return Effect(strong=self.strong, timestamp=self.timestamp, prohibiting=self.prohibiting)
+        return Effect(strong=self.strong, timestamp=self.timestamp, prohibiting=self.prohibiting,
+                      id=self.id, settles=self.settles)
 
 
 def _winning_set(members: Sequence[NumberEffect]) -> NumberEffect:

@@ -52,7 +52,8 @@ class Term:
         """This term as mk:5.11 reads it (a setting or a modifier), built once per term."""
         return NumberEffect("set" if self.op == "set" else "modify", self.value, strong=self.attrs.strong,
                             limit=self.limit, timestamp=self.attrs.timestamp,
-                            prohibiting=self.attrs.prohibiting, id=self.attrs.id)
+                            prohibiting=self.attrs.prohibiting, id=self.attrs.id,
+                            settles=self.attrs.settles)
 
 
 @dataclass(frozen=True)

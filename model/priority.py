@@ -35,6 +35,14 @@ so the kodex-102 rank list names the three ability kinds and leaves ``ability=No
 spell's or other non-ability effect) unranked: 102.4 does not decide a pair in which either
 side is not an ability; such a pair, if 102.1-102.3 left it open, stays unresolved (a known
 gap, see ``properties/gaps_allowlist.yaml``).
+
+The texts first (mk:5.10.A "és a szövegük alapján nem lehet eldönteni, hogy melyik
+érvényesül"): an effect may name the effects its own text settles a contradiction with
+(``Effect.settles``, ids; e.g. "Olyan ellen is véd, ami ellen nem védene vért" settles
+"Vértek nem védenek ellene").  A policy declaring ``text_first`` consults that before its
+criteria: the settling effect wins, with the ``text_first`` clause.  Two effects each
+settling the other decide nothing (``Verdict.conflict``).  The policy ``kodex-102-order-only``
+is the reading of 102.0 without that step (conflicts register ``text-settles``).
 """
 
 from __future__ import annotations
@@ -84,7 +92,8 @@ ATTRIBUTES: dict[str, tuple[str, tuple[Any, ...]]] = {
 CRITERION_TYPES = ("prefer", "rank", "beats")
 _OPTIONAL_KEYS = ("quote", "note", "mindig")
 _ALLOWED_KEYS = frozenset(("clause", "attribute", *CRITERION_TYPES, *_OPTIONAL_KEYS))
-_POLICY_KEYS = frozenset(("criteria", "ignores", "title", "source", "description"))
+_POLICY_KEYS = frozenset(("criteria", "ignores", "title", "source", "description", "text_first"))
+_TEXT_FIRST_KEYS = frozenset(("clause", "quote", "note"))
 
 
 class PolicyError(ValueError):
@@ -105,6 +114,7 @@ class Effect:
     ability      "static" (állandóan működő), "activated" (aktiválást kívánó), "automatic"
                  (automatikus) or None when the effect is not an ability, e.g. a spell (102.4)
     prohibiting  text has "nem"/"sem" (mk:5.10.F "tiltó"), else permitting (megengedő)
+    settles      ids of the effects this effect's text settles a contradiction with (mk:5.10.A)
     id, label    free identification; not compared, not hashed
     """
 
@@ -115,6 +125,7 @@ class Effect:
     prohibiting: bool = False
     id: str | None = field(default=None, compare=False)
     label: str | None = field(default=None, compare=False)
+    settles: frozenset[str] = field(default=frozenset(), compare=False)
     _hash: int = field(default=0, init=False, compare=False, repr=False)
     # the compared attributes as one tuple: Policy.beats remembers its answers by it (hashed and
     # compared in C, never through __hash__/__eq__)
@@ -141,6 +152,9 @@ class Effect:
         unknown = set(d) - _EFFECT_KEYS
         if unknown:
             raise ValueError(f"effect: unknown key(s) {sorted(unknown)}; expected {sorted(_EFFECT_KEYS)}")
+        settles = d.get("settles", [])
+        if not isinstance(settles, list) or not all(isinstance(x, str) and x for x in settles):
+            raise ValueError(f"effect {d.get('id')!r}: 'settles' is a list of effect ids")
         ab = d.get("ability")
         if ab is False:
             ab = None
@@ -159,10 +173,12 @@ class Effect:
             prohibiting=bool(d.get("prohibiting", False)),
             id=d.get("id"),
             label=d.get("label"),
+            settles=frozenset(settles),
         )
 
 
-_EFFECT_KEYS = frozenset(("id", "label", "strong", "continuous", "timestamp", "ability", "prohibiting"))
+_EFFECT_KEYS = frozenset(("id", "label", "strong", "continuous", "timestamp", "ability", "prohibiting",
+                          "settles"))
 _ABILITY_ALIASES = {
     "állandó": "static",
     "állandóan működő": "static",
@@ -300,6 +316,8 @@ class Policy:
     ignores: tuple[str, ...] = ()
     title: str | None = None
     source: str | None = None
+    #: the clause under which an effect whose text settles the contradiction wins (mk:5.10.A)
+    text_first: str | None = None
     _steps: tuple[tuple[str, Callable[[Effect, Effect], int]], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -313,7 +331,11 @@ class Policy:
         )
 
     def resolve(self, a: Effect, b: Effect) -> Verdict:
-        """Criteria tried in order; the first that distinguishes ``a`` and ``b`` decides."""
+        """The texts first (``text_first``), then the criteria in order; the first that
+        distinguishes ``a`` and ``b`` decides."""
+        settled = self.settled(a, b)
+        if settled is not None:
+            return settled
         for clause, step in self._steps:
             r = step(a, b)
             if r:
@@ -326,6 +348,10 @@ class Policy:
 
     def beats(self, a: Effect, b: Effect) -> bool:
         """The policy's relation: the first distinguishing criterion says ``a`` wins."""
+        if a.settles or b.settles:
+            settled = self.settled(a, b)
+            if settled is not None:
+                return settled.winner == "a"
         key = (a._key, b._key)
         got = self._memo.get(key)
         if got is not None:
@@ -340,6 +366,20 @@ class Policy:
             self._memo.clear()
         self._memo[key] = won
         return won
+
+    def settled(self, a: Effect, b: Effect) -> Verdict | None:
+        """mk:5.10.A: the verdict of the texts, or None when they do not decide."""
+        if self.text_first is None:
+            return None
+        a_says = b.id is not None and b.id in a.settles
+        b_says = a.id is not None and a.id in b.settles
+        if a_says and b_says:
+            return Verdict(None, self.text_first, conflict=True)
+        if a_says:
+            return Verdict("a", self.text_first)
+        if b_says:
+            return Verdict("b", self.text_first)
+        return None
 
     @property
     def read_attributes(self) -> tuple[str, ...]:
@@ -479,12 +519,21 @@ def _compile_spec(name: str, spec: Any) -> Policy:
         raise PolicyError(
             f"priority policy {name!r}: 'ignores' must list attributes of {list(ATTRIBUTES)}, got {ignores!r}"
         )
+    text_first = spec.get("text_first")
+    if text_first is not None:
+        if not isinstance(text_first, Mapping) or not isinstance(text_first.get("clause"), str) \
+                or set(text_first) - _TEXT_FIRST_KEYS:
+            raise PolicyError(
+                f"priority policy {name!r}: 'text_first' is a mapping with a 'clause' (and quote, note)"
+            )
+        text_first = text_first["clause"]
     return Policy(
         name=name,
         criteria=tuple(_compile_criterion(name, i, c) for i, c in enumerate(crits)),
         ignores=tuple(ignores),
         title=spec.get("title"),
         source=spec.get("source"),
+        text_first=text_first,
     )
 
 

@@ -86,7 +86,8 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
                     ident = str(e.get("id") or f"{cid}~{i}")
                     attrs = Effect(strong=bool(e.get("strong", False)), continuous=True,
                                    timestamp=card.timestamp, ability=e.get("ability", "static"),
-                                   prohibiting=bool(e.get("prohibiting", False)), id=ident)
+                                   prohibiting=bool(e.get("prohibiting", False)), id=ident,
+                                   settles=frozenset(e.get("settles", ())))
                     out.append(Candidate(cid, i, e, attrs))
     return out
 

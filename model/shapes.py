@@ -24,12 +24,12 @@ PLAYER_SCOPES = ("controller", "opponent", "players")
 UNTIL = ("end_of_turn", "end_of_phase")
 ENTRY_KINDS = ("number", "grant", "lose", "prohibit", "require")
 _ENTRY_FIELDS = {"id", "number", "add", "set", "limit", "grant", "lose", "prohibit", "require",
-                 "scope", "strong", "ability", "prohibiting"}
+                 "scope", "strong", "ability", "prohibiting", "settles"}
 LASTING_FIELDS = {"id", "source", "by", "effect", "affects", "until", "turns_left", "created"}
 
 REPLACEABLE = ("damage", "heal", "draw", "discard", "mill", "gain_vp", "destroy", "sacrifice",
                "put_counter")
-_REPLACER_FIELDS = {"id", "event", "scope", "instead", "strong", "ability", "prohibiting"}
+_REPLACER_FIELDS = {"id", "event", "scope", "instead", "strong", "ability", "prohibiting", "settles"}
 COMBAT_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 DELAYED_AT = ("end_of_turn", "next_preparation", "end_of_phase")
 _DELAYED_FIELDS = {"id", "at", "step", "by", "source", "created"}
@@ -80,6 +80,14 @@ def check_entry(e: Any, where: str, lasting: bool = False) -> None:
     for flag in ("strong", "prohibiting"):
         if flag in e and not isinstance(e[flag], bool):
             raise InputProblem(f"{where}/{flag}: true or false")
+    check_settles(e, where)
+
+
+def check_settles(e: dict[str, Any], where: str) -> None:
+    """mk:5.10.A `settles`: the ids of the effects this one's text settles a contradiction with."""
+    s = e.get("settles", [])
+    if not isinstance(s, list) or not all(isinstance(x, str) and x for x in s):
+        raise InputProblem(f"{where}/settles: a list of effect ids")
 
 
 def is_int(v: Any) -> bool:
@@ -133,6 +141,7 @@ def check_replacer(e: Any, where: str) -> None:
     _check_scope(e.get("scope", "self"), where)
     if e.get("ability") not in (None, *ABILITY_KINDS):
         raise InputProblem(f"{where}/ability: one of {', '.join(ABILITY_KINDS)} or null")
+    check_settles(e, where)
 
 
 def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[str, Any]:
