@@ -319,7 +319,7 @@ CARD_FIELDS: dict[str, str] = {
     "name": "display name (default: the id)",
     "owner": "`A` or `B`",
     "controller": "on the table only",
-    "cost": "`{vp, components, builders, sacrifice, nekron}`",
+    "cost": "`{vp, components, builders, sacrifice, nekron}`; returned: the cost now, with the effects on it (99.7)",
     "damage": "printed Sebzés in `given`; the current one when returned",
     "hp": "printed Ép (a building's SP) in `given`; the current one when returned",
     "components_yield": "szörnykomponens the creature yields",
@@ -336,6 +336,8 @@ CARD_FIELDS: dict[str, str] = {
     "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; [hkk-effects.md](hkk-effects.md#continuous-effects-the-card-field-continuous))",
     "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; [hkk-effects.md](hkk-effects.md#replacement-effects-the-card-field-replace))",
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
+    "colors": "project addition: the card's colours; a card of two colours is both (rb7:ketszinu-lapok) and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
+    "condition": "project addition: the card's play conditions, each `{colors: [...]}` or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
 }
 RETURNED_CARD_FIELDS: dict[str, str] = {
     "zone": "where the card is: a zone name or `removed`",
@@ -343,6 +345,7 @@ RETURNED_CARD_FIELDS: dict[str, str] = {
     "max_hp": "the current maximum Ép",
     "base_damage": "the printed Sebzés",
     "base_hp": "the printed Ép",
+    "base_cost": "the printed cost, when effects change it (99.7)",
     "dying": "`true` while a life-saving action may still save the creature",
     "attacking": "`true` from the attack's declaration to the end of the turn",
 }
@@ -663,6 +666,11 @@ def _event_schema() -> dict:
     }
 
 
+def shapes_condition_steps() -> tuple[str, ...]:
+    from model import shapes   # the engine's own list: one source for both
+    return shapes.CONDITION_STEPS
+
+
 def _effect_schemas(version: int = 1) -> dict:
     """The shapes of model/shapes.py as JSON Schema: continuous entries, timed effects,
     replacement effects, delayed resources, the combat sub-phases."""
@@ -670,7 +678,14 @@ def _effect_schemas(version: int = 1) -> dict:
     integer = {"type": "integer"}
     common = {"id": {"type": "string", "minLength": 1},
               "scope": {"anyOf": [{"enum": list(shapes.SCOPES)},
-                                  {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}}]},
+                                  {"type": "array", "items": {"$ref": "#/$defs/card_or_player"}},
+                                  {"type": "object", "description": "a zone scope (99.6)",
+                                   "properties": {"zones": {"type": "array", "minItems": 1,
+                                                            "items": {"enum": list(shapes.SCOPE_ZONES)}},
+                                                  "player": {"enum": list(shapes.PLAYER_SCOPES)},
+                                                  "kind": {"type": "string", "minLength": 1},
+                                                  "color": {"type": "string", "minLength": 1}},
+                                   "additionalProperties": False}]},
               "strong": {"type": "boolean"}, "prohibiting": {"type": "boolean"},
               "settles": {"type": "array", "items": {"type": "string", "minLength": 1}},
               "ability": {"enum": [None, "static", "activated", "automatic"]}}
@@ -790,6 +805,14 @@ def generated_schema(current: dict | None = None) -> dict:
     card["replace"] = {"type": "array", "items": {"$ref": "#/$defs/replacer"},
                        "description": CARD_FIELDS["replace"]}
     card["just_damaged"] = {"type": "boolean", "description": CARD_FIELDS["just_damaged"]}
+    names = {"type": "array", "items": {"type": "string", "minLength": 1}}
+    card["colors"] = {**names, "description": CARD_FIELDS["colors"]}
+    card["condition"] = {"type": "array", "description": CARD_FIELDS["condition"], "items": {
+        "type": "object", "minProperties": 1, "maxProperties": 1,
+        "properties": {"colors": {**names, "minItems": 1},
+                       **{v: {"type": "object"} for v in shapes_condition_steps()}},
+        "additionalProperties": False}}
+    card["base_cost"] = {**copy.deepcopy(card["cost"]), "description": RETURNED_CARD_FIELDS["base_cost"]}
     d["card_pattern"] = {
         "title": "A pattern over a returned card",
         "type": "object",

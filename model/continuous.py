@@ -41,7 +41,7 @@ from .priority import Effect
 from .state import PLAYERS, Card, State, other
 
 from .shapes import (AMOUNT_NUMBERS, ENTRY_KINDS, NUMBERS, PLAYER_SCOPES, PROHIBITIONS,  # noqa: F401
-                     REQUIREMENTS, SCOPES, UNTIL, check_entry, check_lasting, is_int)
+                     REQUIREMENTS, SCOPES, TABLE_SCOPE_ZONES, UNTIL, check_entry, check_lasting, is_int)
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,8 @@ def scope_members(state: State, card: Card, scope: Any) -> list[str]:
     ctrl = state.controller(card.id)
     if isinstance(scope, list):
         return [x for x in scope if x in PLAYERS or state.on_table(x)]
+    if isinstance(scope, dict):
+        return zone_members(state, ctrl, scope) if ctrl else []
     if scope == "self":
         return [card.id]
     if scope == "attached":
@@ -92,6 +94,23 @@ def scope_members(state: State, card: Card, scope: Any) -> list[str]:
     if scope == "players":
         return list(PLAYERS)
     return []
+
+
+def zone_members(state: State, ctrl: str, scope: dict[str, Any]) -> list[str]:
+    """99.6: a mapping scope — the cards in the named zones (default: the table's) of the entry's
+    controller, the opponent or both, of one kind and one colour when named. Only such a scope
+    reaches cards in a hand, deck, graveyard or Void: every other scope reaches the table."""
+    who = {"controller": (ctrl,), "opponent": (other(ctrl),), "players": PLAYERS}[scope.get("player", "controller")]
+    kind, color = scope.get("kind"), scope.get("color")
+    out = []
+    for p in who:
+        zones = state.players[p].zones
+        for z in scope.get("zones", TABLE_SCOPE_ZONES):
+            for cid in zones[z]:
+                c = state.cards.peek(cid)
+                if (kind is None or c.kind == kind) and (color is None or color in c.colors):
+                    out.append(cid)
+    return out
 
 
 def _attrs(entry: dict[str, Any], continuous: bool, timestamp: int, default_ability: str | None,
@@ -153,6 +172,8 @@ def create_lasting(state: State, entry: dict[str, Any], source: str | None, by: 
     src = state.cards.peek(source) if source and source in state.cards else None
     if isinstance(scope, list):
         affects = [x for x in scope if x in PLAYERS or state.on_table(x)]
+    elif isinstance(scope, dict):
+        affects = zone_members(state, by, scope)       # the table's zones only (99.5, model/shapes.py)
     elif scope in PLAYER_SCOPES:
         ctrl = by
         affects = {"controller": [ctrl], "opponent": [other(ctrl)], "players": list(PLAYERS)}[scope]

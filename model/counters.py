@@ -129,7 +129,7 @@ def preparation_counters(g: Game, player: str) -> None:
         if card.counter("fading") and works(card, "fading"):                            # 122.1
             card.counters["fading"] += 1
             g.emit("counter_added", card=card.id, counter="fading", count=1)
-            if card.counters["fading"] >= keywords.cost_value(card):
+            if card.counters["fading"] >= keywords.cost_value(g, card):
                 move_card(g, card.id, "graveyard", Cause("destroy", counter="fading"))
                 continue
         if card.counter("sleep"):                            # 118.3

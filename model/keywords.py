@@ -164,11 +164,11 @@ def poison_immune(g: Game, card: Card) -> bool:
     return has(g, card, "poison_immunity") or any(a.get("to") == "poison" for a in entries(g, card, "immunity"))
 
 
-def cost_value(card: Card) -> int:
+def cost_value(g: Game, card: Card) -> int:
     """The summoning cost as one number (rb7:lapaldozas, rb7:semmizos-idezesi-koltseg-nekron): VP,
     components, builders and nekron count as they are; a sacrifice counts 1 for items and buildings,
-    3 for every other card."""
-    c = card.cost
+    3 for every other card. The cost as it is now, with the effects on it (99.7)."""
+    c = stats.cost(g.state, card, g.rules)
     per_sacrifice = 1 if card.kind in ("item", "building") else 3
     return (c.get("vp", 0) + c.get("components", 0) + c.get("builders", 0) + c.get("nekron", 0)
             + per_sacrifice * c.get("sacrifice", 0))
@@ -374,8 +374,8 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
         t = victims[0]
         if not st.on_table(t) or st.controller(t) == player:
             g.refuse("134.14", f"{t} is not another player's creature in play: seduction steals one")
-        if cost_value(st.cards[t]) > x:
-            g.refuse("134.14", f"{t} costs {cost_value(st.cards[t])}: seduction {x} steals a creature "
+        if cost_value(g, st.cards[t]) > x:
+            g.refuse("134.14", f"{t} costs {cost_value(g, st.cards[t])}: seduction {x} steals a creature "
                                f"of summoning cost at most {x}")
         if unaffected(g, card, "steal", {"card": t}):
             return                             # 132.2, 132.5: targeted, but the source has no effect on it

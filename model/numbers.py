@@ -169,8 +169,9 @@ def terms_for(state: State, target: str, number: str, frozen: Callable[[Card], b
 
 def card_number(state: State, card: Card, number: str, base: int, builtin: int, policy: str,
                 frozen: Callable[[Card], bool]) -> int:
-    """A card's Sebzés (`damage`) or maximum Ép (`hp`) now, before the clamp at 0."""
-    if not continuous.any_in_force(state) or not state.on_table(card.id):
+    """A card's Sebzés (`damage`), maximum Ép (`hp`) or a part of its cost (`cost_vp`, ...) now,
+    before the clamp at 0. Off the table only a zone scope reaches a card (99.6)."""
+    if not continuous.any_in_force(state):
         return base + builtin
     terms = terms_for(state, card.id, number, frozen)
     if not terms:

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import keywords, queue, resources, stats
+from . import conditions, keywords, queue, resources, stats
+from .shapes import COST_KEYS
 from .decisions import wait_for_answer
 from .effects import apply_effect
 from .errors import InputProblem
@@ -55,7 +56,6 @@ _PHASE_CLAUSES = {
     "combat": ("rb7:harci-fazis", "rb7:kijatszasi-sorrend"),  # instants only around the combat
     "end": ("rb7:gyogyulasi-fazis",),                         # only instants in the healing phase
 }
-COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
 GALETKI = "galetki"
 VISION = "vizio"
 
@@ -217,7 +217,7 @@ def _limits(g: Game, player: str, card) -> None:
         if name in seen:
             g.refuse("rb7:vizio", f"{player} has already played a vision card named {name!r} this turn")
         seen.append(name)
-    if card.cost.get("nekron", 0) > 0 and st.players[st.active].turn <= 3:
+    if stats.cost(st, card, g.rules).get("nekron", 0) > 0 and st.players[st.active].turn <= 3:
         n = st.turn_info.setdefault("nekron_played", {}).get(player, 0)
         if n >= 1:
             g.refuse("rb7:semmizos-idezesi-koltseg-nekron",
@@ -280,8 +280,11 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
         entry["queued"] = True
     _check_targets(g, card, targets)
     _limits(g, player, card)
+    conditions.check(g, player, card)                                     # rb7:ketszinu-lapok
     extras = _extras(g, player, cid, a.get("with"))
-    pay_cost(g, player, dict(card.cost), dict(a.get("pay") or {}))
+    pay = dict(a.get("pay") or {})
+    pay_cost(g, player, stats.cost(g.state, card, g.rules), pay)        # 99.7: the cost as it is now
+    conditions.fulfil(g, player, card, pay)                              # mk:5.01.C, mk:5.12.B
     g.emit("played", player=player, card=cid, **{"from": frm})
     if extras:
         entry["with"] = [{"card": x} for x in extras]

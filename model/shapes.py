@@ -14,13 +14,21 @@ from .errors import InputProblem
 from .priority import ABILITY_KINDS
 
 PLAYERS = ("A", "B")
-NUMBERS = ("damage", "hp", "max_hp", "max_vp")      # of a card (damage, hp); of a player (max_hp, max_vp)
+COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
+# a card's summoning cost, part by part, as numbers (99.7, mk:5.01.C); never below 0
+COST_NUMBERS = tuple(f"cost_{k}" for k in COST_KEYS)
+NUMBERS = ("damage", "hp", "max_hp", "max_vp") + COST_NUMBERS  # of a card (damage, hp, cost_*); of a player
 AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken")
 PROHIBITIONS = ("attack", "heal", "draw", "be_passivated")
 REQUIREMENTS = ("attack",)
 SCOPES = ("self", "attached", "own_creatures", "opponent_creatures", "all_creatures",
           "controller", "opponent", "players")
 PLAYER_SCOPES = ("controller", "opponent", "players")
+# a scope as a mapping (99.6): the cards of these zones (default: the table's) of the entry's
+# controller / the opponent / both, optionally of one kind and one colour
+ZONE_SCOPE_FIELDS = ("zones", "player", "kind", "color")
+SCOPE_ZONES = ("hand", "deck", "graveyard", "void", "reserve", "guard_post", "table")
+TABLE_SCOPE_ZONES = ("reserve", "guard_post", "table")
 UNTIL = ("end_of_turn", "end_of_phase")
 ENTRY_KINDS = ("number", "grant", "lose", "prohibit", "require")
 _ENTRY_FIELDS = {"id", "number", "add", "set", "limit", "grant", "lose", "prohibit", "require",
@@ -73,8 +81,10 @@ def check_entry(e: Any, where: str, lasting: bool = False) -> None:
     elif k == "require" and e["require"] not in REQUIREMENTS:
         raise InputProblem(f"{where}/require: one of {', '.join(REQUIREMENTS)}")
     scope = e.get("scope", "self")
-    if not (scope in SCOPES or (isinstance(scope, list) and all(isinstance(x, str) for x in scope))):
-        raise InputProblem(f"{where}/scope: one of {', '.join(SCOPES)} or a list of card ids")
+    _check_scope(scope, where)
+    if lasting and isinstance(scope, dict) and set(scope.get("zones") or TABLE_SCOPE_ZONES) - set(TABLE_SCOPE_ZONES):
+        raise InputProblem(f"{where}/scope/zones: a timed effect reaches only the permanents in play "
+                           "when it comes into being (99.5), never hand, deck, graveyard or Void")
     if e.get("ability") not in (None, *ABILITY_KINDS):
         raise InputProblem(f"{where}/ability: one of {', '.join(ABILITY_KINDS)} or null")
     for flag in ("strong", "prohibiting"):
@@ -122,8 +132,23 @@ def check_lasting(item: Any, where: str) -> dict[str, Any]:
 
 
 def _check_scope(scope: Any, where: str) -> None:
+    if isinstance(scope, dict):
+        unknown = set(scope) - set(ZONE_SCOPE_FIELDS)
+        if unknown:
+            raise InputProblem(f"{where}/scope: unknown field(s) {sorted(unknown)}; "
+                               f"a zone scope has {', '.join(ZONE_SCOPE_FIELDS)}")
+        zones = scope.get("zones", list(TABLE_SCOPE_ZONES))
+        if not isinstance(zones, list) or not zones or not all(z in SCOPE_ZONES for z in zones):
+            raise InputProblem(f"{where}/scope/zones: a non-empty list of {', '.join(SCOPE_ZONES)}")
+        if scope.get("player", "controller") not in PLAYER_SCOPES:
+            raise InputProblem(f"{where}/scope/player: one of {', '.join(PLAYER_SCOPES)}")
+        for k in ("kind", "color"):
+            if k in scope and not (isinstance(scope[k], str) and scope[k]):
+                raise InputProblem(f"{where}/scope/{k}: a name")
+        return
     if not (scope in SCOPES or (isinstance(scope, list) and all(isinstance(x, str) for x in scope))):
-        raise InputProblem(f"{where}/scope: one of {', '.join(SCOPES)} or a list of card ids")
+        raise InputProblem(f"{where}/scope: one of {', '.join(SCOPES)}, a list of card ids, "
+                           "or a zone scope {zones, player, kind, color}")
 
 
 def check_replacer(e: Any, where: str) -> None:
@@ -142,6 +167,31 @@ def check_replacer(e: Any, where: str) -> None:
     if e.get("ability") not in (None, *ABILITY_KINDS):
         raise InputProblem(f"{where}/ability: one of {', '.join(ABILITY_KINDS)} or null")
     check_settles(e, where)
+
+
+CONDITION_STEPS = ("discard", "mill", "sacrifice_hp")
+
+
+def check_condition(value: Any, where: str) -> list[dict[str, Any]]:
+    """A card's play conditions (kijátszási feltétel, mk:5.01.C, model/conditions.py): each either
+    `{colors: [...]}` (a card of one of these colours shown from the hand or controlled in play,
+    rb7:ketszinu-lapok) or one step fulfilled by the card's player (mk:5.12.B: a replaced one counts
+    as fulfilled)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputProblem(f"{where}: a list of conditions")
+    for i, c in enumerate(value):
+        w = f"{where}/{i}"
+        if not isinstance(c, dict) or len(c) != 1:
+            raise InputProblem(f"{w}: a condition is {{colors: [...]}} or one step")
+        (k, v), = c.items()
+        if k == "colors":
+            if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
+                raise InputProblem(f"{w}/colors: a non-empty list of colours")
+        elif k not in CONDITION_STEPS or not isinstance(v, dict):
+            raise InputProblem(f"{w}: a condition step is one of {', '.join(CONDITION_STEPS)} with its arguments")
+    return [dict(c) for c in value]
 
 
 def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any, Collection, Iterator
 
 from .errors import InputProblem
 from .ruleset import Ruleset
-from .shapes import check_delayed, check_entry, check_lasting, check_replacer, check_step
+from .shapes import (check_condition, check_delayed, check_entry, check_lasting, check_replacer,
+                     check_step)
 
 PLAYERS = ("A", "B")
 PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
@@ -31,9 +32,9 @@ PERMANENT_KINDS = ("creature", "enchantment", "item", "building", "skill", "body
 _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "damage", "hp",
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
-                "continuous", "replace", "just_damaged", "reaction",
+                "continuous", "replace", "just_damaged", "reaction", "colors", "condition",
                 # returned-only fields, accepted back so a returned state can be a `given`
-                "zone", "player", "max_hp", "base_damage", "base_hp", "dying", "attacking"}
+                "zone", "player", "max_hp", "base_damage", "base_hp", "base_cost", "dying", "attacking"}
 
 
 def jcopy(x: Any) -> Any:
@@ -90,6 +91,8 @@ class Card:
     continuous: list[dict[str, Any]] = field(default_factory=list)   # model/continuous.py
     replace: list[dict[str, Any]] = field(default_factory=list)      # model/replacement.py
     needs_target: bool = False
+    colors: list[str] = field(default_factory=list)     # rb7:ketszinu-lapok: a card of two colours is both
+    condition: list[dict[str, Any]] = field(default_factory=list)   # play conditions (model/conditions.py)
     enters_active: bool = False   # the definition says `active: true` (131.6.1): enters the table active
     timestamp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -102,6 +105,7 @@ class Card:
         c = object.__new__(Card)
         c.__dict__.update(self.__dict__)
         c.subtypes = list(self.subtypes)
+        c.colors = list(self.colors)
         c.cost = dict(self.cost)
         c.counters = dict(self.counters)
         c.bonus = dict(self.bonus)
@@ -368,6 +372,14 @@ def _int(value: Any, where: str, field: str = "", key: Any = None) -> int:
     return value
 
 
+def _names(value: Any, where: str, field: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        raise InputProblem(f"{where}{field}: a list of names")
+    return list(value)
+
+
 def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
     """A mapping of integers (cost, counters, bonus) with its keys as strings."""
     return {str(k): _int(v, where, field, k) for k, v in (value or {}).items()}
@@ -538,7 +550,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
     return Card(
         id=cid, kind=kind, owner=owner, name=d.get("name"),
         subtypes=list(d.get("subtypes") or []),
-        cost=_int_map(d.get("cost"), where, "/cost"),
+        cost=_int_map(d.get("base_cost", d.get("cost")), where, "/cost"),
         base_damage=None if base_damage is None else _int(base_damage, where, "/damage"),
         base_hp=None if base_hp is None else _int(base_hp, where, "/hp"),
         components_yield=_int(d.get("components_yield", 0), where, "/components_yield"),
@@ -555,6 +567,8 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         continuous=_entries(d.get("continuous"), where, "continuous"),
         replace=_entries(d.get("replace"), where, "replace"),
         needs_target=bool(d.get("needs_target", False)),
+        colors=_names(d.get("colors"), where, "/colors"),
+        condition=check_condition(d.get("condition"), f"{where}/condition"),
         enters_active=d.get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},
     )

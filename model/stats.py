@@ -2,6 +2,8 @@
 
 Clauses: rb7:sebzes-eletpont-alap-aktualis (base, maximum and current values),
 rb7:vedekezes-bonusz (+1/+1 to every creature of the non-active player),
+99.7, mk:5.01.C, rb7:idezesi-kihozasi-koltseg (the summoning cost with the effects on it, never
+below 0),
 123.1 (aging −1/−1), 124.1 (muscle +1/+1), 125.2 (level +1/+1 on adventurers),
 117.3–117.4 (strength / weakness counters, project reading: ±1/±1 each),
 119.1 (a frozen card loses its abilities), 132.9 (elemental immunity),
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from . import numbers
 from .ruleset import Ruleset
+from .shapes import COST_KEYS
 from .state import TABLE_ZONES, Card, State
 
 # counter -> (damage, hp) per counter
@@ -70,6 +73,20 @@ def max_hp(state: State, card: Card, rules: Ruleset) -> int | None:
     bonus = bonuses(state, card, rules)[1] if card.is_creature else 0
     return max(0, numbers.card_number(state, card, "hp", card.base_hp, bonus, rules.priority_policy,
                                       frozen))
+
+
+def cost(state: State, card: Card, rules: Ruleset) -> dict[str, int]:
+    """The summoning cost now, part by part (99.7, mk:5.01.C): printed, then the effects on
+    `cost_<part>` (set and modified, model/numbers.py); never below 0
+    (rb7:idezesi-kihozasi-koltseg). A part the card does not print is there when an effect
+    raises it."""
+    out = {}
+    for key in COST_KEYS:
+        base = card.cost.get(key, 0)
+        n = max(0, numbers.card_number(state, card, f"cost_{key}", base, 0, rules.priority_policy, frozen))
+        if n or key in card.cost:
+            out[key] = n
+    return out
 
 
 def current_hp(state: State, card: Card, rules: Ruleset) -> int | None:

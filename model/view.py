@@ -27,6 +27,14 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
         d["subtypes"] = list(card.subtypes)
     if card.cost:
         d["cost"] = dict(card.cost)
+    now = stats.cost(state, card, rules)
+    if now != card.cost:
+        d["cost"] = now                # the cost with the effects on it (99.7); printed in base_cost
+        d["base_cost"] = dict(card.cost)
+    if card.colors:
+        d["colors"] = list(card.colors)
+    if card.condition:
+        d["condition"] = jcopy(card.condition)
     if card.base_damage is not None or card.base_hp is not None:
         d["base_damage"] = card.base_damage
         d["base_hp"] = card.base_hp
