@@ -36,7 +36,17 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     ``queue`` in ``then``, or a queue event (docs/spec/hkk-reactions.md);
 ``triggers``
     hkk-case/2: automatic abilities — an ability with ``trigger``, a step's ``forgotten``, the
-    verb ``make_up``, ``missed`` in ``then``, or a ``triggered`` / ``missed`` / ``made_up`` event.
+    verb ``make_up``, ``missed`` in ``then``, or a ``triggered`` / ``missed`` / ``made_up`` event;
+``settles``
+    an effect whose text settles a contradiction with another: ``settles`` on a conflict effect,
+    a continuous or a replace entry (mk:5.10.A);
+``costs``
+    costs as numbers: an entry on ``cost_vp`` … ``cost_nekron``, or ``base_cost`` in ``then``
+    (99.7);
+``zone_scopes``
+    a scope given as a mapping ``{zones, player, kind, color}`` (99.6);
+``conditions``
+    a card with ``colors`` or ``condition`` (rb7:ketszinu-lapok, mk:5.01.C).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -46,7 +56,8 @@ from __future__ import annotations
 from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
-            "windows", "decisions", "priority", "reactions", "triggers")
+            "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
+            "zone_scopes", "conditions")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
@@ -106,6 +117,14 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("replace")
         if "just_damaged" in node:
             found.add("windows")
+        if isinstance(node.get("settles"), list):
+            found.add("settles")
+        if isinstance(node.get("number"), str) and node["number"].startswith("cost_") or "base_cost" in node:
+            found.add("costs")
+        if isinstance(node.get("scope"), dict):
+            found.add("zone_scopes")
+        if "kind" in node and (node.get("colors") or node.get("condition")):
+            found.add("conditions")
         if node.get("reaction") is True and "kind" in node:
             found.add("reactions")                # an instant reaction card
         if isinstance(node.get("keyword"), str):  # an ability entry

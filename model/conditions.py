@@ -60,5 +60,7 @@ def fulfil(g: Game, player: str, card: Card, pay: dict[str, Any]) -> None:
         a = {**args, "player": player, "as_cost": True}
         if verb == "discard":
             a["cards"] = list(pay.get("discard") or [])
+            if card.id in a["cards"]:                   # 4.21.1: being played, it is in no zone
+                g.refuse("4.17.0", f"{card.id} is being played: it is not in the hand to be discarded")
             a.setdefault("count", len(a["cards"]))
         g.apply_effect(g, verb, a, player)

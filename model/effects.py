@@ -465,8 +465,7 @@ def do_repeat(g: Game, a: dict[str, Any], by: str) -> None:
         if ab is None:
             raise InputProblem(f"ability: {cid} has no ability {ability!r}")
         steps = ab.get("effects") or []
-        if steps and not as_far_as_possible(g, "repeat", lambda: _repeat_cost(g, card, ab, by),
-                                            card=cid, player=by):
+        if steps and not as_far_as_possible(g, "repeat", lambda: _repeat_cost(g, card, ab, by), card=cid):
             return                                       # 106.4: not paid again, not repeated
     if not steps:
         raise InputProblem(f"card: {cid} has no effects to repeat")

@@ -41,7 +41,7 @@ The texts first (mk:5.10.A "és a szövegük alapján nem lehet eldönteni, hogy
 (``Effect.settles``, ids; e.g. "Olyan ellen is véd, ami ellen nem védene vért" settles
 "Vértek nem védenek ellene").  A policy declaring ``text_first`` consults that before its
 criteria: the settling effect wins, with the ``text_first`` clause.  Two effects each
-settling the other decide nothing (``Verdict.conflict``).  The policy ``kodex-102-order-only``
+settling the other leave it to the order, as texts that say nothing do.  The policy ``kodex-102-order-only``
 is the reading of 102.0 without that step (conflicts register ``text-settles``).
 """
 
@@ -373,8 +373,8 @@ class Policy:
             return None
         a_says = b.id is not None and b.id in a.settles
         b_says = a.id is not None and a.id in b.settles
-        if a_says and b_says:
-            return Verdict(None, self.text_first, conflict=True)
+        if a_says == b_says:           # neither text, or each claims to prevail: they do not decide
+            return None
         if a_says:
             return Verdict("a", self.text_first)
         if b_says:
