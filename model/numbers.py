@@ -167,6 +167,21 @@ def terms_for(state: State, target: str, number: str, frozen: Callable[[Card], b
     return out
 
 
+def cost_part(base: int, terms: Sequence[Term], policy: str) -> int:
+    """One part of a summoning cost (99.7, mk:5.01.C): the printed part under the settings and
+    modifiers that reach it, by the same procedure as every number (mk:5.11 on costs), with no
+    built-in modifier; never below 0 (rb7:idezesi-kihozasi-koltseg)."""
+    return max(0, compute(base, terms, 0, policy).value if terms else base)
+
+
+def card_cost(state: State, card: Card, key: str, policy: str, frozen: Callable[[Card], bool]) -> int:
+    """The card's cost part `key` (vp, components, ...) now."""
+    base = card.cost.get(key, 0)
+    if not continuous.any_in_force(state):
+        return base
+    return cost_part(base, terms_for(state, card.id, f"cost_{key}", frozen), policy)
+
+
 def card_number(state: State, card: Card, number: str, base: int, builtin: int, policy: str,
                 frozen: Callable[[Card], bool]) -> int:
     """A card's Sebzés (`damage`), maximum Ép (`hp`) or a part of its cost (`cost_vp`, ...) now,
@@ -275,5 +290,6 @@ def _is_negative(state: State, ident: str, frozen: Callable[[Card], bool]) -> bo
     return False
 
 
-__all__ = ["BUILTIN", "PROCEDURES", "Computed", "Term", "amount", "card_number", "compute", "conflicts",
+__all__ = ["BUILTIN", "PROCEDURES", "Computed", "Term", "amount", "card_cost", "card_number", "compute",
+           "conflicts", "cost_part",
            "procedure_of", "terms_for", "winner_of"]

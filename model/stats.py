@@ -82,8 +82,7 @@ def cost(state: State, card: Card, rules: Ruleset) -> dict[str, int]:
     raises it."""
     out = {}
     for key in COST_KEYS:
-        base = card.cost.get(key, 0)
-        n = max(0, numbers.card_number(state, card, f"cost_{key}", base, 0, rules.priority_policy, frozen))
+        n = numbers.card_cost(state, card, key, rules.priority_policy, frozen)
         if n or key in card.cost:
             out[key] = n
     return out

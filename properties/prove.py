@@ -37,7 +37,7 @@ import yaml
 from conformance.atomicio import write_json, write_pair
 from model.number_setting import READINGS, NumberEffect, UnresolvedSetting, number_trace, set_number
 from model.priority import Policy, compile_policy, policy_names
-from properties.z3_numbers import PROCEDURES, check_numbers
+from properties.z3_numbers import PROCEDURES, check_costs, check_numbers
 from properties.z3_priority import Check, check_policy, effect_json
 from properties.z3_replacement import check_replacement
 
@@ -301,8 +301,9 @@ def collect(
                                                max_effects=max_effects)
             r_counts, r_checks = check_replacement(pol.name, out_dir=cx_dir, allowlist=frozenset(allow),
                                                    max_effects=max_effects)
-            effect_checks += n_checks + r_checks
-            effects[pol.name] = {"numbers": n_counts, "replacement": r_counts}
+            c_counts, c_checks = check_costs(pol.name, out_dir=cx_dir, max_effects=max_effects)
+            effect_checks += n_checks + c_checks + r_checks
+            effects[pol.name] = {"numbers": n_counts, "costs": c_counts, "replacement": r_counts}
             effect_gaps |= set(n_counts["gap_ids"]) | set(r_counts["gap_ids"])
     checked = {p.name for p in policies}
     found = {g["id"] for g in gaps} | effect_gaps

@@ -29,6 +29,11 @@ What is shown, per procedure:
   permutation of three slots); of the engine, checked exhaustively on every ordered list;
 * a strong setting that prevails makes the weak terms irrelevant (102.1 / mk:5.10.E), and the
   prevailing setting is unique up to its value: Z3 proofs on the model (negation unsat).
+* costs (99.7, mk:5.01.C; mk:5.11 on costs, ``check_costs``): a part of a summoning cost is the
+  same procedure from the printed part (``COST_BASE``) with no built-in modifier, never below 0
+  (rb7:idezesi-kihozasi-koltseg); the engine's ``model.numbers.cost_part`` equals
+  ``max(0, model)`` on every multiset of the family — values below 0 occur, so the floor is
+  exercised. Counterexamples are written as cases on a cost in A's hand.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ from properties.z3_priority import Check, _const, _ite, _or, beats
 __all__ = [
     "ABSENT",
     "BASE",
+    "COST_BASE",
+    "check_costs",
     "BUILTINS",
     "FAMILY",
     "Kind",
@@ -72,6 +79,7 @@ SET_VALUES = (2, 4)       # settings (two values: contradicting settings exist)
 ADD_VALUES = (2, -1)      # modifiers (an increase and a decrease)
 BUILTINS = (0, 3)         # the built-in modifier: absent / present (3 muscle counters in a case)
 TIMESTAMPS = (0, 1, 2)
+COST_BASE = 1             # a printed cost part: the family's modifiers take it below 0
 MAX_EFFECTS = 3
 MAX_MISMATCHES = 20
 ERROR = -1                # the engine raised
@@ -717,3 +725,90 @@ def check_numbers(policy: str, *, compute: ComputeFn | None = None, out_dir: Pat
                             data={"clauses": clauses, "gap_id": gid}))
     counts["gap_ids"] = [gid] if ties else []
     return counts, checks
+
+
+# --------------------------------------------------------------------------- costs
+
+
+def cost_case(policy: str, kinds: Sequence[Kind], expected: int, *, case_id: str, title: str,
+              note: str = "") -> dict[str, Any]:
+    """A hkk-case/1 case: creature h1 (printed cost COST_BASE VP) on A's table, one item per
+    timestamp carrying the continuous `cost_vp` entries of that timestamp, the one-shot effects as
+    timed effects created at the same moments (as `number_case` lays them out)."""
+    case = number_case(policy, kinds, 0, expected, case_id=case_id, title=title, note=note)
+    given = case["given"]
+    given["cards"]["c1"]["cost"] = {"vp": COST_BASE}
+    for c in given["cards"].values():
+        for e in c.get("continuous", []):
+            e["number"] = "cost_vp"
+    for item in given.get("lasting", []):
+        item["effect"]["number"] = "cost_vp"
+    case["clause"], case["also"] = "99.7", ["rb7:idezesi-kihozasi-koltseg", *CLAUSES[policy]]
+    case["then"] = {"cards": {"c1": {"cost": {"vp": expected}}}}
+    return case
+
+
+def check_costs(policy: str, *, cost_part: Callable[..., int] | None = None,
+                out_dir: Path | str | None = None, max_effects: int = MAX_EFFECTS
+                ) -> tuple[dict[str, Any], list[Check]]:
+    """Costs as numbers: the engine's ``numbers.cost_part`` equals ``max(0, model)`` (from
+    ``COST_BASE``, no built-in modifier) on every multiset of at most ``max_effects`` effects of
+    the family; one Z3 query over the engine's table (unsat: they agree)."""
+    fn = cost_part if cost_part is not None else numbers.cost_part
+    out = Path(out_dir) if out_dir is not None else Path("reports/prove-counterexamples")
+    name = f"costs-{policy}-engine-vs-model.yaml"
+    clear_cases(out, name)
+    proc = PROCEDURES[policy]
+    clauses = ["99.7", "mk:5.01.C", "rb7:idezesi-kihozasi-koltseg", *CLAUSES[policy]]
+    t0 = time.perf_counter()
+    slots = [Slot.fresh(f"c{i}") for i in range(max_effects)]
+    domain = [c for s in slots for c in s.domain()]
+    model = model_for(policy, slots, z3.IntVal(0), base=COST_BASE)
+    clamped = z3.If(model.value < 0, 0, model.value)
+    table: dict[tuple[int, ...], int] = {}
+    errors = 0
+    for ms in multisets(len(FAMILY), max_effects):
+        try:
+            table[ms] = int(fn(COST_BASE, _terms(ms), policy))
+        except Exception:  # noqa: BLE001 - an engine error is a counterexample
+            table[ms] = ERROR
+            errors += 1
+    E = [s.kinds() for s in slots]
+    solver = z3.Solver()
+    solver.add(*domain, *sorted_slots(E), clamped != lookup(table, E))
+    mismatches = []
+    r = solver.check()
+    while r == z3.sat and len(mismatches) < MAX_MISMATCHES:
+        m = solver.model()
+        idx = decode(m, E)
+        mismatches.append((idx, m.eval(clamped, model_completion=True).as_long(), table[idx]))
+        solver.add(z3.Not(z3.And(*[E[s][idx[s]] for s in range(max_effects)])))
+        r = solver.check()
+    ms_ = (time.perf_counter() - t0) * 1e3
+    below = sum(1 for v in table.values() if v == 0)
+    counts = {"combinations": len(table), "mismatches": len(mismatches), "engine_errors": errors,
+              "base": COST_BASE, "procedure": proc, "at_zero": below}
+    prop = f"costs {proc} engine = model (never below 0)"
+    if mismatches:
+        cases = [cost_case(policy, _kinds(idx), want,
+                           case_id=f"prove/costs-{policy}-{_digest(idx)}",
+                           title=f"cost {COST_BASE} VP; {'; '.join(k.text() for k in _kinds(idx))}: "
+                                 f"the model gives {want}",
+                           note=f"engine (numbers.cost_part) gave {got}")
+                 for idx, want, got in mismatches]
+        path = write_cases(out, name, cases)
+        idx, want, got = mismatches[0]
+        return counts, [Check(prop, policy, "counterexample", "FAIL", ms_,
+                              f"{len(mismatches)}{'+' if r == z3.sat else ''} of {len(table)} combinations "
+                              f"differ, e.g. {'; '.join(k.text() for k in _kinds(idx))}: model {want}, "
+                              f"engine {got}; cases: {path}",
+                              data={"clauses": clauses, "case_file": str(path)})]
+    if r != z3.unsat:
+        return counts, [Check(prop, policy, "unknown", "FAIL", ms_, "solver returned unknown",
+                              data={"clauses": clauses})]
+    return counts, [Check(prop, policy, "proved", "ok", ms_,
+                          f"{len(table)} combinations (multisets of ≤{max_effects} of {len(FAMILY)} effects "
+                          f"on a printed cost of {COST_BASE}, {below} of them at the floor 0): the "
+                          "engine's cost equals max(0, model), one Z3 query over the engine's table",
+                          data={"clauses": clauses})]
+

@@ -211,3 +211,25 @@ def test_mk_three_weak_settings_one_prevails():
 def test_replacement_choose_is_the_engines():
     # the rows compare the engine's own function unless told otherwise
     assert zr.engine_choice(replacement.choose, "kodex-102", (0, zr.ABSENT)) == 0
+
+
+# -- costs (99.7, mk:5.01.C, mk:5.11 on costs) ------------------------------------------------
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_real_engine_costs_two_effects(policy, tmp_path):
+    counts, checks = zn.check_costs(policy, out_dir=tmp_path, max_effects=2)
+    assert [c.verdict for c in checks] == ["proved"], [c.detail for c in checks]
+    assert counts["combinations"] == math.comb(48 + 2, 2) and counts["at_zero"] > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cost_below_zero_is_caught_and_written_as_cases(tmp_path):
+    def no_floor(base, terms, policy):
+        return numbers.compute(base, terms, 0, policy).value if terms else base
+    counts, checks = zn.check_costs("kodex-102", cost_part=no_floor, out_dir=tmp_path, max_effects=2)
+    assert checks[0].verdict == "counterexample" and counts["mismatches"] > 0
+    doc = yaml.safe_load((tmp_path / "costs-kodex-102-engine-vs-model.yaml").read_text())
+    for case in doc["cases"]:
+        assert case["then"]["cards"]["c1"]["cost"]["vp"] == 0        # the model's floor
+        r = run_case(case["given"], case.get("when") or [], ruleset=case["rulesets"][0])
+        assert r.state["cards"]["c1"]["cost"] == {"vp": 0}            # the real engine agrees
