@@ -46,7 +46,10 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
 ``zone_scopes``
     a scope given as a mapping ``{zones, player, kind, color}`` (99.6);
 ``conditions``
-    a card with ``colors`` or ``condition`` (rb7:ketszinu-lapok, mk:5.01.C).
+    a card with ``colors`` or ``condition`` (rb7:ketszinu-lapok, mk:5.01.C);
+``rule_numbers``
+    an entry on a ruleset number a card changes: ``regeneration_cap`` (136.7),
+    ``guard_post_size`` (5.4.3), ``draw_per_turn`` (rb7:huzasi-fazis).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -57,7 +60,7 @@ from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
             "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
-            "zone_scopes", "conditions")
+            "zone_scopes", "conditions", "rule_numbers")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
@@ -121,6 +124,8 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("settles")
         if isinstance(node.get("number"), str) and node["number"].startswith("cost_") or "base_cost" in node:
             found.add("costs")
+        if node.get("number") in ("regeneration_cap", "guard_post_size", "draw_per_turn"):
+            found.add("rule_numbers")
         if isinstance(node.get("scope"), dict):
             found.add("zone_scopes")
         if "kind" in node and (node.get("colors") or node.get("condition")):

@@ -257,7 +257,7 @@ def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], 
         g.refuse("rb7:regeneralodas", f"{cid} took {card.wounds} damage: regeneration heals that or part of "
                                       "it, never above the maximum")
     done = st.turn_info.get("regenerated", {}).get(cid, 0)
-    cap = g.rules.regeneration_per_turn
+    cap = stats.regeneration_cap(st, card, g.rules)                     # 136.7, a card may change it
     if done + n > cap:
         g.refuse("136.7", f"at most {cap} Ép are regenerated on a creature per turn; {done} already")
     per = _int(ab, "x", 1)

@@ -196,7 +196,8 @@ def card_number(state: State, card: Card, number: str, base: int, builtin: int, 
 
 def player_number(state: State, player: str, number: str, base: int, policy: str,
                   frozen: Callable[[Card], bool]) -> int:
-    """A player's maximum Ép / VP (`max_hp`, `max_vp`) under the effects in force."""
+    """A player's maximum Ép / VP (`max_hp`, `max_vp`), or a ruleset number of the player
+    (`guard_post_size`, `draw_per_turn`), under the effects in force."""
     if not continuous.any_in_force(state):
         return base
     terms = terms_for(state, player, number, frozen)

@@ -22,6 +22,13 @@ def maximum(state: State, name: str, which: str, policy: str) -> int:
     return max(0, numbers.player_number(state, name, "max_" + which, base, policy, stats.frozen))
 
 
+def rule_number(state: State, name: str, number: str, base: int, policy: str) -> int:
+    """A ruleset number of a player that a card may change (`guard_post_size` 5.4.3,
+    `draw_per_turn` rb7:huzasi-fazis): the ruleset's value (`base`) under the entries in force on the
+    player; never below 0."""
+    return max(0, numbers.player_number(state, name, number, base, policy, stats.frozen))
+
+
 def cap_player(g: Game, name: str) -> None:
     """3.18: anything above a maximum is lost at once (4.25.3: not damage)."""
     pl = g.player(name)

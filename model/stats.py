@@ -88,6 +88,14 @@ def cost(state: State, card: Card, rules: Ruleset) -> dict[str, int]:
     return out
 
 
+def regeneration_cap(state: State, card: Card, rules: Ruleset) -> int:
+    """136.7: at most this many Ép regenerated on the creature per turn — the ruleset's number
+    (4) "ha egy kártya … mást nem diktál": the entries on `regeneration_cap` in force; never
+    below 0."""
+    return max(0, numbers.card_number(state, card, "regeneration_cap", rules.regeneration_per_turn, 0,
+                                      rules.priority_policy, frozen))
+
+
 def current_hp(state: State, card: Card, rules: Ruleset) -> int | None:
     m = max_hp(state, card, rules)
     return None if m is None else m - card.wounds

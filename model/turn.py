@@ -47,7 +47,8 @@ def _enter(g: Game, phase: str) -> None:
     if phase == "preparation":
         _preparation(g)
     elif phase == "draw":
-        draw_cards(g, st.active, g.rules.draw_per_turn)
+        draw_cards(g, st.active, resources.rule_number(st, st.active, "draw_per_turn", g.rules.draw_per_turn,
+                                                       g.rules.priority_policy))
     elif phase == "end" and g.rules.reading("healing-timing") == "on-arrival":
         _end_of_turn(g)
     if phase in ("preparation", "end"):
@@ -256,7 +257,9 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
     reserve = list(reserve)
     if sorted(post + reserve) != sorted(mine):
         g.refuse("5.4.1", "the exchange arranges exactly the player's own reserve and guard-post creatures")
-    size = st.turn_info.get("guard_post_size", g.rules.guard_post_size)
+    size = resources.rule_number(st, player, "guard_post_size",
+                                 st.turn_info.get("guard_post_size", g.rules.guard_post_size),
+                                 g.rules.priority_policy)                          # 5.4.3, a card may change it
     if len(post) > size:
         if len(pl.zones["guard_post"]) > size:
             g.refuse("5.4.4", f"the guard post holds {len(pl.zones['guard_post'])} creatures, more than its "
