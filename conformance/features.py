@@ -49,7 +49,9 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     a card with ``colors`` or ``condition`` (rb7:ketszinu-lapok, mk:5.01.C);
 ``rule_numbers``
     an entry on a ruleset number a card changes: ``regeneration_cap`` (136.7),
-    ``guard_post_size`` (5.4.3), ``draw_per_turn`` (rb7:huzasi-fazis).
+    ``guard_post_size`` (5.4.3), ``draw_per_turn`` (rb7:huzasi-fazis);
+``strong_steps``
+    a step with ``strong: true`` (101.0, 102.1).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -60,7 +62,7 @@ from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
             "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
-            "zone_scopes", "conditions", "rule_numbers")
+            "zone_scopes", "conditions", "rule_numbers", "strong_steps")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
@@ -77,7 +79,7 @@ _STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisio
                    "queue": "reactions", "missed": "triggers"}
 # keys of a step's arguments -> the feature
 _ARG_FEATURES = {"wait": "reactions", "answers": "reactions", "with": "reactions",
-                 "forgotten": "triggers"}
+                 "forgotten": "triggers", "strong": "strong_steps"}
 # keys of an ability entry -> the feature
 _ABILITY_FEATURES = {"trigger": "triggers", "reaction": "reactions", "on_play": "reactions"}
 

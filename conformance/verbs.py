@@ -20,7 +20,7 @@ module by :func:`step_args_schema` (checked by ``tests/test_schema.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PLAYERS = ("A", "B")
 PHASES = ("preparation", "draw", "main1", "exchange", "combat", "main2", "end")
@@ -287,6 +287,20 @@ _VERSION_2 = (
          ("amount",), ("rb7:kijatszasi-sorrend",), since=2),
 )
 
+# 101.0, 102.1: an effect step whose text says "mindenképpen" (model/overrides.py): it prevails
+# over a prohibition or an immunity the priority order puts below it
+STRONG_VERBS = ("damage", "heal", "draw", "passivate", "put_counter", "remove_counter", "steal", "move")
+_STRONG = Arg("strong", "boolean", "project addition: the step's text says \"mindenképpen\" (101.0, 102.1): a "
+                                "prohibition or immunity the priority order puts below it does not stop it "
+                                "(docs/spec/hkk-effects.md#strong-steps)")
+
+
+def _with_strong(v: Verb) -> Verb:
+    return replace(v, args=v.args + (_STRONG,)) if v.name in STRONG_VERBS else v
+
+
+_SPEC_EFFECTS = tuple(_with_strong(v) for v in _SPEC_EFFECTS)
+_PROJECT = tuple(_with_strong(v) for v in _PROJECT)
 SPEC_VERBS: dict[str, Verb] = {v.name: v for v in _SPEC_ACTIONS + _SPEC_EFFECTS}
 PROJECT_VERBS: dict[str, Verb] = {v.name: v for v in _PROJECT + _VERSION_2}
 ALL_VERBS: dict[str, Verb] = {**SPEC_VERBS, **PROJECT_VERBS}

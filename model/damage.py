@@ -66,12 +66,13 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     return amount
 
 
-def heal(g: Game, target: str, amount: int) -> int:
-    """4.26: heal a player or a creature on the table (a building regains SP)."""
+def heal(g: Game, target: str, amount: int, step: dict | None = None) -> int:
+    """4.26: heal a player or a creature on the table (a building regains SP). `step`: the
+    healing step's arguments (a strong one may prevail over a prohibition, 101.0)."""
     if amount < 0:
         g.refuse("112.0", "healing is a non-negative number")
     st = g.state
-    prohibited(g, target, "heal")                     # 99.1: "cannot heal"
+    prohibited(g, target, "heal", step)               # 99.1: "cannot heal"
     if target in PLAYERS:
         before = st.players[target].hp
         heal_player(g, target, amount)

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, counters, damage, delayed, keywords, numbers, queue, replacement, resources, stats
+from . import (continuous, counters, damage, delayed, keywords, numbers, overrides, queue, replacement,
+               resources, stats)
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
@@ -147,9 +148,9 @@ def do_heal(g: Game, a: dict[str, Any], by: str) -> None:
 def _heal_one(g: Game, target: str, amount: int, a: dict[str, Any], by: str) -> None:
     if not a.get(replacement.REPLACED_MARK) and replacement.replace(
             g, "heal", target, {**a, "target": target, "amount": amount}, by,
-            lambda tg: damage.heal(tg, target, amount), stats.frozen, apply_effect):
+            lambda tg: damage.heal(tg, target, amount, a), stats.frozen, apply_effect):
         return
-    damage.heal(g, target, amount)
+    damage.heal(g, target, amount, a)
 
 
 def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
@@ -169,7 +170,7 @@ def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
 
 def do_draw(g: Game, a: dict[str, Any], by: str) -> None:
     player = _player(a, by)
-    prohibited(g, player, "draw")
+    prohibited(g, player, "draw", a)
     draw_cards(g, player, _count(a))
 
 
@@ -409,13 +410,14 @@ def do_passivate(g: Game, a: dict[str, Any], by: str) -> None:
     zone = g.state.zone_of(cid)
     if zone not in TABLE_ZONES:
         g.refuse("5.5.7.1", f"{cid} is not on the table: only permanents are passivated")
-    if zone == "guard_post":
+    strong_wins = overrides.passes_strong_rule(g, a)       # 100.0 against 101.0 (a reading)
+    if zone == "guard_post" and not strong_wins:
         g.refuse("5.4.5", f"{cid} is in the guard post: guard-post creatures cannot be passivated")
-    if card.attached_to:
+    if card.attached_to and not strong_wins:
         g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards cannot be passivated")
     if not card.active:
         g.refuse("5.5.7.1", f"{cid} is already passive: only an active card can be passivated")
-    prohibited(g, cid, "be_passivated")
+    prohibited(g, cid, "be_passivated", a)
     card.active = False
     g.emit("passivated", card=cid)
 

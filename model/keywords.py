@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, numbers, priority, resources, stats
+from . import continuous, numbers, overrides, priority, resources, stats
 from .errors import InputProblem
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
@@ -221,6 +221,13 @@ def immune_to_source(g: Game, card: Card, source: Card) -> str | None:
     return None
 
 
+def _ability_effect(card: Card, keyword: str) -> priority.Effect:
+    """A card's static ability as an effect in force (102): continuous, weak (an ability entry
+    has no "semmiképp" of its own), from the card's entry into play, tiltó (it keeps off)."""
+    return priority.Effect(strong=False, continuous=True, timestamp=card.timestamp, ability="static",
+                           prohibiting=True, id=f"{card.id}:{keyword}")
+
+
 def unaffected(g: Game, source: Card, verb: str, args: dict[str, Any]) -> bool:
     """An effect step of `source` that names (`card` / `target`) a permanent immune to that source
     has no effect on it (132.0, 132.2: it may have been targeted). Emits `effect_prevented`."""
@@ -229,6 +236,8 @@ def unaffected(g: Game, source: Card, verb: str, args: dict[str, Any]) -> bool:
         t = args.get(key)
         if isinstance(t, str) and t in st.cards and t != source.id and st.on_table(t):
             clause = immune_to_source(g, st.cards[t], source)
+            if clause and overrides.prevails(g, args, [_ability_effect(st.cards[t], "immunity")]):
+                continue                          # 101.0, 102.1: a strong step over a weak immunity
             if clause:
                 g.emit("effect_prevented", verb=verb, clause=clause, card=t, source=source.id,
                        target=t if key == "target" else None)

@@ -7,16 +7,20 @@ meet (model/numbers.py `winner_of`). The entries: model/continuous.py.
 """
 from __future__ import annotations
 
-from . import continuous, numbers, stats
+from . import continuous, numbers, overrides, stats
 from .game import Game
 
 
-def prohibited(g: Game, subject: str, action: str) -> None:
+def prohibited(g: Game, subject: str, action: str, step: dict | None = None) -> None:
     """99.1: a prohibition in force on the card or player stops the action (unless a requirement
-    that contradicts it prevails by the priority order — only `attack` has one)."""
+    that contradicts it prevails by the priority order — only `attack` has one — or the step
+    says "mindenképpen" and the order puts it above every such prohibition, 101.0, 102.1)."""
     if not continuous.any_in_force(g.state):
         return
-    if continuous.reaching(g.state, subject, "prohibit", stats.frozen, action):
+    found = continuous.reaching(g.state, subject, "prohibit", stats.frozen, action)
+    if found and step is not None and overrides.prevails(g, step, [a.effect for a in found]):
+        return
+    if found:
         if continuous.reaching(g.state, subject, "require", stats.frozen, action) and numbers.winner_of(
                 g.state, subject, f"action:{action}", g.rules.priority_policy, stats.frozen) is not False:
             return                  # the requirement prevails, or the order leaves them tied: neither holds
