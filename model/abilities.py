@@ -350,6 +350,8 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
         st.turn_info.pop("on_play", None)                                # 137: used
     entry = {"kind": "ability", "player": player, "card": cid, "ability": idx, "keyword": kw,
              "targets": targets, "effects": jcopy(ab.get("effects") or [])}
+    if ab.get("disadvantage"):
+        entry["disadvantage"] = True                     # 4.23.1: activated by its player's decision
     if reacting:
         entry.update(answers=answer["id"], reaction=True)
         queue.push(g, entry)
@@ -364,7 +366,7 @@ def resolve_entry(g: Game, entry: dict[str, Any]) -> None:
     """An ability that was not prevented takes effect (136.5): its effects, as its card's."""
     card = g.state.cards[entry["card"]]
     resolve_effects(g, card, entry["player"], entry["targets"], entry["effects"],
-                    modify=entry.get("modify", 0))
+                    modify=entry.get("modify", 0), disadvantage=bool(entry.get("disadvantage")))
 
 
 ACTIONS: dict = {

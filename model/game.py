@@ -26,6 +26,9 @@ class Game:
         self.replacing = False          # a trial run of an effect (mk:5.12.D): nothing is replaced in it
         self.by: str | None = None       # the player controlling the step's source (its `by`)
         self.answering: list[str] = []   # the queue entries the resolving reactions answer (model/queue.py)
+        # the card whose disadvantage (hátrány) is being carried out: a source of its own (99.5.1);
+        # its own creature leaving by it keeps its life counters (134.4.8, model/zones.py)
+        self.disadvantage_of: str | None = None
         # the automatic abilities that watch the events (model/triggers.py `Watch`), or None when no
         # card in play has one; the engine hands it to the game (model/engine.py)
         self.watch: Any = None

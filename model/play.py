@@ -400,10 +400,13 @@ def _substitute(value: Any, targets: list[str]) -> Any:
 
 
 def resolve_effects(g: Game, card, player: str, targets: list[str],
-                    effects: list[dict[str, Any]] | None = None, modify: int = 0) -> None:
+                    effects: list[dict[str, Any]] | None = None, modify: int = 0,
+                    disadvantage: bool = False) -> None:
     """Carry out `effects` (project field; the card's own by default): steps in the `when` form,
     with the card as `source`, its player as `by`, "$target" standing for the first target.
-    `modify`: what a reaction added to the amounts of its damage and healing (never below 0)."""
+    `modify`: what a reaction added to the amounts of its damage and healing (never below 0).
+    `disadvantage`: the effects are the card's disadvantage (hátrány), a source of its own
+    (99.5.1; 134.4.8 in model/zones.py)."""
     steps = jcopy(card.effects if effects is None else effects)
     if modify:
         for step in steps:
@@ -411,6 +414,8 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
                 if verb in ("damage", "heal") and isinstance(args, dict) and isinstance(args.get("amount"), int):
                     args["amount"] = max(0, args["amount"] + modify)
     keywords.begin_source(g, player)        # hook (keywords): whose source it is, 135.2 / 135.4
+    outer = g.disadvantage_of
+    g.disadvantage_of = card.id if disadvantage else None
     try:
         for i, step in enumerate(steps):
             if not isinstance(step, dict) or len(step) != 1:
@@ -427,6 +432,7 @@ def resolve_effects(g: Game, card, player: str, targets: list[str],
                                         for st_ in steps[i + 1:] for v, a in st_.items()]):
                 break
     finally:
+        g.disadvantage_of = outer
         keywords.end_source(g)              # a penalty comes after the whole effect (rb7:buntetes)
 
 

@@ -174,7 +174,7 @@ def fire(g: Game, rec: dict[str, Any], watch: Watch | None = None) -> None:
                       "by": rec["player"], "default": False}
         g.emit("decision_pending", player=rec["player"], choice="use", card=card.id, clause="4.24.3.0")
         return
-    _carry_out(g, card, rec["player"], effects)
+    _carry_out(g, card, rec["player"], effects, bool(ab.get("disadvantage")))
 
 
 def use_related(g: Game, a: dict[str, Any], by: str) -> None:
@@ -268,9 +268,10 @@ def _bind(effects: list[dict[str, Any]], rec: dict[str, Any]) -> list[dict[str, 
     return [sub(s) for s in jcopy(effects)]
 
 
-def _carry_out(g: Game, card: Card, player: str, effects: list[dict[str, Any]]) -> None:
+def _carry_out(g: Game, card: Card, player: str, effects: list[dict[str, Any]],
+               disadvantage: bool = False) -> None:
     from .play import resolve_effects
-    resolve_effects(g, g.state.cards[card.id], player, [], effects)
+    resolve_effects(g, g.state.cards[card.id], player, [], effects, disadvantage=disadvantage)
 
 
 def _react(g: Game, card: Card, rec: dict[str, Any], ab: dict[str, Any],

@@ -141,8 +141,10 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
 
     leaving = was_on_table and zone not in TABLE_ZONES
     changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
+    own_disadvantage = cause.own_disadvantage or g.disadvantage_of == card_id    # 134.4.8
     if (leaving or changing_controller) and card.is_creature and card.counter("life") > 0 \
-            and counter_works(card, "life") and _life_counter_applies(cause):   # 132.13 (hook: keywords)
+            and counter_works(card, "life") and _life_counter_applies(cause) \
+            and not own_disadvantage:                   # 132.13 (hook: keywords)
         card.counters["life"] -= 1                      # 134.4.0
         if not card.counters["life"]:
             del card.counters["life"]
