@@ -51,7 +51,9 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     an entry on a ruleset number a card changes: ``regeneration_cap`` (136.7),
     ``guard_post_size`` (5.4.3), ``draw_per_turn`` (rb7:huzasi-fazis);
 ``strong_steps``
-    a step with ``strong: true`` (101.0, 102.1).
+    a step with ``strong: true`` (101.0, 102.1);
+``step_limits``
+    a step with ``limit`` (mk:5.11.A for steps, mk:5.12.D).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -62,7 +64,7 @@ from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
             "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
-            "zone_scopes", "conditions", "rule_numbers", "strong_steps")
+            "zone_scopes", "conditions", "rule_numbers", "strong_steps", "step_limits")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
@@ -79,7 +81,7 @@ _STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisio
                    "queue": "reactions", "missed": "triggers"}
 # keys of a step's arguments -> the feature
 _ARG_FEATURES = {"wait": "reactions", "answers": "reactions", "with": "reactions",
-                 "forgotten": "triggers", "strong": "strong_steps"}
+                 "forgotten": "triggers", "strong": "strong_steps", "limit": "step_limits"}
 # keys of an ability entry -> the feature
 _ABILITY_FEATURES = {"trigger": "triggers", "reaction": "reactions", "on_play": "reactions"}
 

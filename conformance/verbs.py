@@ -295,8 +295,16 @@ _STRONG = Arg("strong", "boolean", "project addition: the step's text says \"min
                                 "(docs/spec/hkk-effects.md#strong-steps)")
 
 
+# mk:5.11.A for steps, mk:5.12.D: the limit of a step (model/limits.py)
+LIMIT_VERBS = ("gain_vp", "heal", "damage")
+_LIMIT = Arg("limit", "integer", "project addition: the korlátozó tényező (mk:5.11.A): `gain_vp` / `heal` raise "
+                                 "the value not above it, `damage` lowers the Ép not below it; a replacement "
+                                 "keeps it (mk:5.12.D; docs/spec/hkk-effects.md#the-limit-of-a-step)")
+
+
 def _with_strong(v: Verb) -> Verb:
-    return replace(v, args=v.args + (_STRONG,)) if v.name in STRONG_VERBS else v
+    v = replace(v, args=v.args + (_STRONG,)) if v.name in STRONG_VERBS else v
+    return replace(v, args=v.args + (_LIMIT,)) if v.name in LIMIT_VERBS else v
 
 
 _SPEC_EFFECTS = tuple(_with_strong(v) for v in _SPEC_EFFECTS)

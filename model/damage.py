@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Collection
 
-from . import keywords, numbers, replacement, stats
+from . import keywords, limits, numbers, replacement, stats
 from .game import Game
 from .prohibitions import prohibited
 from .resources import heal_player
@@ -21,7 +21,7 @@ from .zones import Cause, move_card
 
 def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
                 source: str | None = None, combat: bool = False, by: str | None = None,
-                replaced: bool = False, modify: bool = True) -> int:
+                replaced: bool = False, modify: bool = True, limit: int | None = None) -> int:
     """Damage a player or a creature/building on the table; returns the damage dealt.
 
     The amount is modified by the `damage_taken` effects that reach the target (model/numbers.py);
@@ -31,8 +31,9 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     st = g.state
     if modify and (target in PLAYERS or st.on_table(target)):
         amount = numbers.amount(st, amount, "damage_taken", target, g.rules.priority_policy, stats.frozen)
+    amount = limits.bounded(g, "damage", target, amount, limit)      # mk:5.11.A: "nem csökkenthet … alá"
     if not replaced and (target in PLAYERS or st.on_table(target)):
-        args = {"target": target, "amount": amount, "element": element, "source": source}
+        args = {"target": target, "amount": amount, "element": element, "source": source, "limit": limit}
         if replacement.replace(g, "damage", target, args, by or st.active,
                                lambda tg: deal_damage(tg, target, amount, element, source, combat, by,
                                                       True, False),

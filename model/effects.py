@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import (continuous, counters, damage, delayed, keywords, numbers, overrides, queue, replacement,
-               resources, stats)
+from . import (continuous, counters, damage, delayed, keywords, limits, numbers, overrides, queue,
+               replacement, resources, stats)
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
@@ -136,7 +136,8 @@ def do_damage(g: Game, a: dict[str, Any], by: str) -> None:
     for target, amount in parts:
         where = {"target": target, "source": a.get("source") if isinstance(a.get("source"), str) else None}
         as_far_as_possible(g, "damage", lambda t=target, n=amount: damage.deal_damage(
-            g, t, n, a.get("element"), a.get("source"), by=by, replaced=bool(a.get(replacement.REPLACED_MARK))),
+            g, t, n, a.get("element"), a.get("source"), by=by, replaced=bool(a.get(replacement.REPLACED_MARK)),
+            limit=a.get("limit")),
             **where)
 
 
@@ -146,6 +147,7 @@ def do_heal(g: Game, a: dict[str, Any], by: str) -> None:
 
 
 def _heal_one(g: Game, target: str, amount: int, a: dict[str, Any], by: str) -> None:
+    amount = limits.bounded(g, "heal", target, amount, a.get("limit"))         # mk:5.11.A
     if not a.get(replacement.REPLACED_MARK) and replacement.replace(
             g, "heal", target, {**a, "target": target, "amount": amount}, by,
             lambda tg: damage.heal(tg, target, amount, a), stats.frozen, apply_effect):
@@ -259,7 +261,8 @@ def do_move(g: Game, a: dict[str, Any], by: str) -> None:
     if player is not None and loc and loc[1] in TABLE_ZONES and player != loc[0]:
         do_steal(g, {"card": cid, "to": player}, by)      # a change of controller: 5.3.2, 5.5.9, 131.10
         return
-    where = move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False))), to_player=player)
+    where = move_card(g, cid, to, Cause(kind, as_cost=bool(a.get("as_cost", False)),
+                                        replacing=bool(a.get(replacement.REPLACED_MARK))), to_player=player)
     if kind == "mill" and loc:
         g.emit("milled", player=loc[0], card=cid, to=where)
     elif kind == "discard" and loc:
@@ -305,7 +308,8 @@ def do_remove_counter(g: Game, a: dict[str, Any], by: str) -> None:
     counters.remove_counter(g, a["card"], str(a["counter"]), _count(a))
 
 
-def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: bool = False) -> str:
+def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: bool = False,
+                        replacing: bool = False) -> str:
     """104 / 105: a player sacrifices one of their permanents: it goes to the graveyard."""
     clause = "104.0" if forced else "105.0"
     g.card(cid)
@@ -313,12 +317,12 @@ def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: b
     if g.state.controller(cid) != player:
         g.refuse(clause, f"{cid} is not a permanent of {player}: a player sacrifices only their own permanents")
     g.emit("sacrificed", player=player, card=cid, forced=forced)
-    return move_card(g, cid, "graveyard", Cause("sacrifice", forced=forced, as_cost=as_cost))
+    return move_card(g, cid, "graveyard", Cause("sacrifice", forced=forced, as_cost=as_cost, replacing=replacing))
 
 
 def do_sacrifice(g: Game, a: dict[str, Any], by: str) -> None:
     sacrifice_permanent(g, _player(a, by), a["card"], bool(a.get("forced", False)),
-                        bool(a.get("as_cost", False)))
+                        bool(a.get("as_cost", False)), bool(a.get(replacement.REPLACED_MARK)))
 
 
 def do_sacrifice_hp(g: Game, a: dict[str, Any], by: str) -> None:
@@ -352,7 +356,8 @@ def _amount(a: dict[str, Any]) -> int:
 
 
 def do_gain_vp(g: Game, a: dict[str, Any], by: str) -> None:
-    resources.gain_vp(g, _player(a, by), _amount(a))
+    player = _player(a, by)
+    resources.gain_vp(g, player, limits.bounded(g, "gain_vp", player, _amount(a), a.get("limit")))
 
 
 def do_gain_components(g: Game, a: dict[str, Any], by: str) -> None:

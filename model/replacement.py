@@ -15,8 +15,12 @@ Clauses covered
   original is tried on a copy: if a rule would stop it or it would change nothing, nothing is
   replaced). The limits of the original stay: the `instead` steps are carried out as effects of
   the original's source (an immunity to that source still protects) and for its player.
-* 134.4 (life counters) is the Kódex's own built-in "instead" (a life counter comes off instead of
-  the creature leaving play): model/keywords.py, the same shape with the rule as the replacer.
+* 134.4.0 with mk:5.12.C: a life counter is the Kódex's own built-in "ehelyett" (it comes off
+  instead of the creature leaving play; model/zones.py carries it out). When a card's replacement
+  would replace the same destruction or forced sacrifice, the two are candidates like any two
+  replacements: the priority order chooses the one that replaces (the life counter: an automatic
+  ability, one-shot, taking effect now, tiltó, 134.4.1); when it chooses the life counter, no
+  card replaces and the life counter steps in.
 
 A card's `replace` entry: `{event, scope, instead: [steps], strong, ability, id}`; `event` is one
 of damage, heal, draw, discard, mill, gain_vp, destroy, sacrifice, put_counter; `scope` says
@@ -30,7 +34,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from . import limits
 from .continuous import scope_members
+from .stats import counter_works
+from .zones import Cause, life_counter_applies
 from .decisions import wait_for_answer
 from .keywords import unaffected
 from .game import Game
@@ -92,6 +99,29 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
     return out
 
 
+LIFE_EVENTS = {"destroy": lambda a: Cause("destroy", damage=True),
+               "sacrifice": lambda a: Cause("sacrifice", forced=bool(a.get("forced", False)),
+                                            as_cost=bool(a.get("as_cost", False)))}
+
+
+def life_counter(g: Game, event: str, subject: str, args: dict[str, Any]) -> Candidate | None:
+    """134.4.0: the life counter of the creature `subject` as a candidate replacement of its
+    destruction or forced sacrifice, when one would step in (134.4.7-134.4.8 say when not)."""
+    st = g.state
+    if event not in LIFE_EVENTS or subject not in st.cards or not st.on_table(subject):
+        return None
+    card = st.cards.peek(subject)
+    cause = LIFE_EVENTS[event](args)
+    if event == "destroy" and st.turn_info.get("in_strike"):
+        cause = Cause("destroy", damage=True, combat=True)             # 134.4.7
+    if not (card.is_creature and card.counter("life") > 0 and counter_works(card, "life")
+            and life_counter_applies(cause) and g.disadvantage_of != subject):
+        return None
+    attrs = Effect(strong=False, continuous=False, timestamp=st.clock + 1, ability="automatic",
+                   prohibiting=True, id=f"{subject}:life")
+    return Candidate(subject, -1, {"instead": []}, attrs)
+
+
 def _event_amount(event: str, args: dict[str, Any]) -> Any:
     """`$amount` (mk:5.12.B, hkk-effects): the event's `amount`, else its `count` as the verb
     reads it — 1 when absent (draw, mill, put_counter), a discard naming its cards: their number."""
@@ -146,6 +176,9 @@ def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
     cands = candidates(g, event, subject, source, frozen)
     if not cands:
         return False
+    life = life_counter(g, event, subject, args)
+    if life is not None:
+        cands.append(life)                                 # 134.4.0 with mk:5.12.C
     if len(cands) > 1:
         k = choose([c.attrs for c in cands], g.rules.priority_policy)
         if k is None:
@@ -157,15 +190,22 @@ def replace(g: Game, event: str, subject: str, args: dict[str, Any], by: str,
         other = next(c for i, c in enumerate(cands) if i != k)
         g.emit("conflict_resolved", winner=chosen.attrs.id, clause=pol.resolve(chosen.attrs, other.attrs).clause,
                policy=g.rules.priority_policy, target=subject, subject=f"replace:{event}")
+        if chosen is life:
+            return False                                   # the life counter steps in (model/zones.py)
     else:
         chosen = cands[0]
     if not would_happen(g, attempt):                       # mk:5.12.D
         return False
     amount = _event_amount(event, args)
+    if isinstance(amount, int):
+        amount = limits.bounded(g, event, subject, amount, args.get("limit"))     # mk:5.12.D
     g.emit("replaced", verb=event, target=subject, card=chosen.card, effect=chosen.attrs.id,
            clause="mk:5.12.B")
     src_card = g.state.cards.peek(source) if source is not None and source in g.state.cards else None
     steps = [_instead_step(step, subject, amount, source) for step in chosen.entry.get("instead") or []]
+    for verb, sargs in steps:                  # mk:5.12.D: the original's limit stays on a step of its kind
+        if verb == event and args.get("limit") is not None:
+            sargs.setdefault("limit", args["limit"])
     for i, (verb, sargs) in enumerate(steps):
         if src_card is not None and unaffected(g, src_card, verb, sargs):
             continue                                       # mk:5.12.D: immune to the original source

@@ -68,12 +68,16 @@ class Cause:
     damage: bool = False        # sent by a damaging source (134.4.2)
     combat: bool = False        # by a strike or a combat ability (134.4.7)
     own_disadvantage: bool = False  # 134.4.8
+    replacing: bool = False     # a step a replacement brings (mk:5.12.C: not replaced again, not by a life counter)
     counter: str | None = None  # the counter that sends it (134.4.3)
 
 
-def _life_counter_applies(cause: Cause) -> bool:
-    """134.4.7–134.4.8: when the life counter does not work."""
+def life_counter_applies(cause: Cause) -> bool:
+    """134.4.7–134.4.8: when the life counter does not work; mk:5.12.C: the life counter is a
+    replacement (134.4.0 "ehelyett"), so it does not replace the step of another replacement."""
     if cause.kind == "sacrifice" and not cause.forced:
+        return False
+    if cause.replacing:
         return False
     return not (cause.as_cost or cause.combat or cause.own_disadvantage)
 
@@ -143,7 +147,7 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
     own_disadvantage = cause.own_disadvantage or g.disadvantage_of == card_id    # 134.4.8
     if (leaving or changing_controller) and card.is_creature and card.counter("life") > 0 \
-            and counter_works(card, "life") and _life_counter_applies(cause) \
+            and counter_works(card, "life") and life_counter_applies(cause) \
             and not own_disadvantage:                   # 132.13 (hook: keywords)
         card.counters["life"] -= 1                      # 134.4.0
         if not card.counters["life"]:
