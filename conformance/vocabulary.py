@@ -953,6 +953,28 @@ def _code(names) -> str:
     return ", ".join(f"`{n}`" for n in names) if names else "—"
 
 
+# the `clause` of every event: an addition of the reference engine (change 23 of hkk-versions.md)
+EVENT_CLAUSE_DOC = """
+### The `clause` of an event
+
+An addition (change 23 of [hkk-versions.md](hkk-versions.md)): the reference
+engine gives every event the clause that produced it, so that a judge can read
+why it happened (`kodex explain`). `clause` is that clause's id (an id of the
+catalog: `kodex clause ID`); where several rules produced the event together,
+`clauses` lists them all, `clause` first (a card moved from the table to the
+Void by an effect: `clause: "97.0"`, `clauses: ["97.0", "4.16.2"]`). A
+conflict the priority order leaves undecided (`unresolved: true`) has no
+deciding clause: `clause` is absent and `clauses` names the order that left it
+undecided (`102` or `mk:5.10`). The events of the table above that list
+`clause` as a field keep the meaning given there (the clause that stopped,
+prevented or decided something).
+
+An implementation **need not send** `clause` or `clauses` where the table
+above does not list them, and a case may not require them there (`kodex
+check` rejects a field an event does not list).
+"""
+
+
 def render_doc() -> str:
     parts = [_DOC_INTRO]
     parts.append("\n## Card kinds\n\n" + _table(("kind", "meaning"),
@@ -988,6 +1010,7 @@ def render_doc() -> str:
                           ((f"`{k}`", _code(v.required),
                             _code([f for f in v.fields if f not in v.required]), v.meaning)
                            for k, v in EVENTS.items())))
+    parts.append(EVENT_CLAUSE_DOC)
     parts.append("\n## `moved.cause`\n\n" + _table(("cause", "when"), (
         (f"`{k}`", m) for k, m in MOVE_CAUSES.items())))
     parts.append("\n### Per verb\n\n" + _table(("verb", "cause"), (
