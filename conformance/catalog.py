@@ -129,6 +129,7 @@ __all__ = [
     "to_json",
     "finding_to_json",
     "RB7_SECTION_TITLE",
+    "section_name",
     "KODEX_DIR",
 ]
 
@@ -188,12 +189,6 @@ def finding_to_json(finding: Finding) -> dict:
 # text helpers
 
 _WS_RE = re.compile(r"\s+")
-_FOLD = str.maketrans({
-    "á": "a", "é": "e", "í": "i", "ó": "o", "ö": "o", "ő": "o",
-    "ú": "u", "ü": "u", "ű": "u",
-    "Á": "a", "É": "e", "Í": "i", "Ó": "o", "Ö": "o", "Ő": "o",
-    "Ú": "u", "Ü": "u", "Ű": "u",
-})
 _LIST_NUMBER_RE = re.compile(r"^[\s\-–•]*(?:\d+[.)]\s*(?:(?:és|,|-|–)\s+)?)+")
 
 
@@ -207,9 +202,12 @@ def _sha256(text: str) -> str:
 
 
 def _fold_ascii(text: str) -> str:
-    text = unicodedata.normalize("NFC", text).translate(_FOLD).lower()
-    # any other accented letter (õ, û, ä …): strip combining marks
-    text = unicodedata.normalize("NFKD", text)
+    return _strip_accents(text).lower()
+
+
+def _strip_accents(text: str) -> str:
+    """Accents off, case kept: ``Ő`` → ``O``, ``õ`` → ``o`` (any combining mark)."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFC", text))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
@@ -300,6 +298,50 @@ class Catalog:
                 out.append(cand)
         return out
 
+    def resolve(self, written: str) -> str | None:
+        """The catalog id for an id as people write it, or None: the Kódex's own numbering with
+        its final dot (``136.8.``), a lower-case mk letter (``mk:5.11.b``, ``MK:5.11``), an rb7
+        term with its accents (``rb7:regenerálódás``), surrounding spaces or quotes."""
+        s = normalize(str(written)).strip("\"'„”«» ")
+        if s in self.clauses:
+            return s
+        s = s.rstrip(".").strip()
+        if s in self.clauses:
+            return s
+        head, sep, rest = s.partition(":")
+        if sep:
+            head = head.lower()
+            if head == "mk":
+                rest = ".".join(p.upper() if p.isalpha() else p for p in rest.split("."))
+            elif head == "rb7":
+                base, dot, roman = rest.partition(".")
+                rest = slugify(base) + (dot + roman.upper() if dot else "")
+            s = f"{head}:{rest}"
+        return s if s in self.clauses else None
+
+    def search(self, text: str) -> list[Clause]:
+        """The clauses whose id, title or text contains every word of ``text``, accents
+        ignored (``regeneralodas`` finds ``regenerálódás``), in document order. Case is ignored
+        unless ``text`` has a capital letter (smart case: ``Semmi`` finds the zone, ``Semmiből``,
+        not ``semmilyen``)."""
+        query = normalize(text)
+        exact = query != query.lower()
+        words = (_strip_accents(query) if exact else _fold_ascii(query)).split()
+        if not words:
+            return []
+        return [c for c in self if all(w in _folded(c, exact) for w in words)]
+
+    def label(self, cid: str) -> str:
+        """``3.18 — <Hungarian title>`` (the section title when the point has none; an id the
+        catalog does not know says so)."""
+        cl = self.get(cid)
+        if cl is None:
+            return f"{cid} (not in the catalog)"
+        sec = section_name(cl)
+        if cl.title and cl.id != cl.section:
+            return f"{cid} — {cl.title} ({sec})"
+        return f"{cid} — {cl.title or sec}" if cl.id == cl.section else f"{cid} — {sec}"
+
     @staticmethod
     def is_descendant(id: str, prefix: str, *, include_self: bool = False) -> bool:  # noqa: A002
         """True when ``id`` lies under ``prefix`` by whole dotted components.
@@ -313,6 +355,24 @@ class Catalog:
         if p1 != p2 or len(a) < len(b) or a[: len(b)] != b:
             return False
         return include_self or len(a) > len(b)
+
+
+def section_name(cl: Clause) -> str:
+    """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
+    sec = str(cl.section)
+    if sec.isdigit():
+        return f"{sec}. {cl.section_title}"
+    if sec.startswith("mk:"):
+        return f"{sec} {cl.section_title}"
+    return cl.section_title or sec
+
+
+@functools.lru_cache(maxsize=8192)
+def _folded(cl: Clause, exact: bool = False) -> str:
+    """What :meth:`Catalog.search` looks in: the id, title and text, accents folded (and, unless
+    ``exact``, lower-cased)."""
+    hay = normalize(" ".join((cl.id, cl.title or "", cl.text)))
+    return _strip_accents(hay) if exact else _fold_ascii(hay)
 
 
 # --------------------------------------------------------------------------

@@ -247,23 +247,12 @@ def select_cases(cases, pattern: str | None = None, clause: str | None = None) -
 
 def clause_label(catalog, cid: str) -> str:
     """``3.18 — <Hungarian title>`` (the section title when the point has none)."""
-    cl = catalog.get(cid) if catalog is not None else None
-    if cl is None:
-        return f"{cid} (not in the catalog)" if catalog is not None else cid
-    sec = _section_name(cl)
-    if cl.title and cl.id != cl.section:
-        return f"{cid} — {cl.title} ({sec})"
-    return f"{cid} — {cl.title or sec}" if cl.id == cl.section else f"{cid} — {sec}"
+    return catalog.label(cid) if catalog is not None else cid
 
 
 def _section_name(cl) -> str:
-    """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
-    sec = str(cl.section)
-    if sec.isdigit():
-        return f"{sec}. {cl.section_title}"
-    if sec.startswith("mk:"):
-        return f"{sec} {cl.section_title}"
-    return cl.section_title or sec
+    from conformance.catalog import section_name
+    return section_name(cl)
 
 
 def _short(value, limit: int = 300) -> str:
