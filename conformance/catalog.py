@@ -332,15 +332,18 @@ class Catalog:
         return [c for c in self if all(w in _folded(c, exact) for w in words)]
 
     def label(self, cid: str) -> str:
-        """``3.18 — <Hungarian title>`` (the section title when the point has none; an id the
-        catalog does not know says so)."""
+        """``4.25.0 — Sebződés (4. Alapfogalmak, alapdefiníciók)``: the point's title, else its
+        nearest titled ancestor's below the section, with the section; the section alone when
+        neither has one; an id the catalog does not know says so."""
         cl = self.get(cid)
         if cl is None:
             return f"{cid} (not in the catalog)"
         sec = section_name(cl)
-        if cl.title and cl.id != cl.section:
-            return f"{cid} — {cl.title} ({sec})"
-        return f"{cid} — {cl.title or sec}" if cl.id == cl.section else f"{cid} — {sec}"
+        if cl.id == cl.section:
+            return f"{cid} — {cl.title or sec}"
+        title = cl.title or next((self.clauses[a].title for a in self.ancestors(cid)
+                                  if a != cl.section and self.clauses[a].title), None)
+        return f"{cid} — {title} ({sec})" if title else f"{cid} — {sec}"
 
     @staticmethod
     def is_descendant(id: str, prefix: str, *, include_self: bool = False) -> bool:  # noqa: A002
