@@ -4,8 +4,8 @@ The four UTF-8 files in ``conformance/kodex/`` are read as they are (they are
 vendored unchanged and never edited).  Each source kind is recognised by its
 content (with the known file names as a fallback):
 
-* **Kódex parts** (``II. rész`` / ``VI. rész`` header; files ``002_…`` and
-  ``000_…``).  Every line starting with a dotted number (``3.``, ``4.24.3.0.``,
+* **Kódex parts** (``II. rész`` / ``VI. rész`` header; files ``kodex-part-II.txt``
+  and ``kodex-part-VI.txt``).  Every line starting with a dotted number (``3.``, ``4.24.3.0.``,
   ``96.``, ``114.0.``) starts a clause whose id is the number without the final
   dot.  One-component numbers are titles (``kind="title"``), the rest are
   numbered points (``kind="clause"``).  Text after the number is the clause's
@@ -130,6 +130,8 @@ __all__ = [
     "finding_to_json",
     "RB7_SECTION_TITLE",
     "section_name",
+    "source_id",
+    "VENDORED",
     "KODEX_DIR",
 ]
 
@@ -137,13 +139,24 @@ KODEX_DIR = Path(__file__).resolve().parent / "kodex"
 RB7_SECTION_TITLE = "7. kiadás szabálykönyv, 2. fejezet"
 SUPPLEMENT_MARK = "[Kiegészítés]"
 
-# Fallback when a file's content does not reveal its kind.
-_KNOWN_FILES = {
-    "002_e1a284984842c9db.txt": "II",
-    "000_1a9e2c8ab29223d6.txt": "VI",
-    "003_b26b5153b3e34abc.txt": "rb7",
-    "004_a42c886b35c43679.txt": "mk",
+# The vendored texts: their file name → (part, source id). A text's source id is the file name it
+# had in the seed the kit was built from; it stays the same whatever the file is called, and an
+# amended copy matched to it by content (reports/amendment.py) keeps it. The part is also the
+# fallback when a file's content does not reveal its kind.
+VENDORED = {
+    "kodex-part-II.txt": ("II", "002_e1a284984842c9db.txt"),
+    "kodex-part-VI.txt": ("VI", "000_1a9e2c8ab29223d6.txt"),
+    "rulebook-7th-edition-chapter-2.txt": ("rb7", "003_b26b5153b3e34abc.txt"),
+    "magus-card-game-rules-5.00.txt": ("mk", "004_a42c886b35c43679.txt"),
 }
+_KNOWN_FILES = {name: part for name, (part, _sid) in VENDORED.items()}
+_KNOWN_FILES.update({sid: part for _name, (part, sid) in VENDORED.items()})
+
+
+def source_id(file_name: str) -> str:
+    """The source id of a vendored text (its seed file name); any other file is its own id."""
+    entry = VENDORED.get(file_name)
+    return entry[1] if entry is not None else file_name
 
 
 # --------------------------------------------------------------------------
@@ -163,6 +176,7 @@ class Clause:
     sha256: str
     supplement: bool
     kind: str
+    source_id: str = ""      # the seed's file name of a vendored text (VENDORED); else ``source``
 
 
 @dataclass(frozen=True)
@@ -533,7 +547,8 @@ def _parse_kodex(path: Path, part: str, findings: list[Finding]) -> list[Clause]
         text = "\n".join(r.body)
         clauses.append(Clause(
             id=r.id, title=r.title, text=text, section=sec,
-            section_title=titles[sec], part=part, source=source, line=r.line,
+            section_title=titles[sec], part=part, source=source, source_id=source_id(source),
+            line=r.line,
             sha256=_sha256(text), supplement=r.supplement,
             kind="title" if "." not in r.id else "clause"))
     return clauses
@@ -726,7 +741,8 @@ def _parse_rb7(path: Path, findings: list[Finding]) -> list[Clause]:
         text = "\n".join(e.paras)
         clauses.append(Clause(
             id=cid, title=e.title, text=text, section="rb7",
-            section_title=RB7_SECTION_TITLE, part="rb7", source=source, line=e.line,
+            section_title=RB7_SECTION_TITLE, part="rb7", source=source,
+            source_id=source_id(source), line=e.line,
             sha256=_sha256(text), supplement=False, kind="rb7"))
     return clauses
 
@@ -843,6 +859,7 @@ def _parse_mk(path: Path, findings: list[Finding]) -> list[Clause]:
         clauses.append(Clause(
             id=p.id, title=p.title, text=text, section=p.top,
             section_title=titles.get(p.top, ""), part="mk", source=source,
+            source_id=source_id(source),
             line=p.line, sha256=_sha256(text), supplement=False, kind="mk"))
     return clauses
 

@@ -15,8 +15,8 @@ from reports import amendment
 
 ROOT = Path(__file__).resolve().parents[1]
 KODEX = ROOT / "conformance" / "kodex"
-PART_II = "002_e1a284984842c9db.txt"
-PART_VI = "000_1a9e2c8ab29223d6.txt"
+PART_II = "kodex-part-II.txt"
+PART_VI = "kodex-part-VI.txt"
 NBSP = "\u00a0"
 OLD_484 = "A Semmiből semmilyen módon nem kerülhet ki lap."
 NEW_484 = "A Semmiből csak szabálylap hatására kerülhet ki lap."
@@ -136,7 +136,7 @@ def test_the_amended_clauses_are_classified(report):
     assert (s["changed"], s["removed"], s["moved"], s["added"]) == (1, 1, 1, 1)
     files = {f["name"]: f["status"] for f in d["new"]["files"]}
     assert files[PART_II] == files[PART_VI] == "amended"
-    assert files["003_b26b5153b3e34abc.txt"] == "unchanged"
+    assert files["rulebook-7th-edition-chapter-2.txt"] == "unchanged"
 
 
 def test_changed_clause_has_a_word_diff_and_its_title(report):
