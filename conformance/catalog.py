@@ -129,6 +129,7 @@ __all__ = [
     "to_json",
     "finding_to_json",
     "RB7_SECTION_TITLE",
+    "detect_part",
     "section_name",
     "source_id",
     "VENDORED",
@@ -883,6 +884,12 @@ def _detect(path: Path) -> str | None:
     if nonempty and _MK_TOP_RE.match(nonempty[0]):
         return "mk"
     return _KNOWN_FILES.get(path.name)
+
+
+def detect_part(path: Path) -> str | None:
+    """The kind of a text by its content: a Kódex part (``II``, ``VI`` …), ``rb7``, ``mk``; the
+    vendored file names as a fallback; None for a file of no known kind."""
+    return _detect(Path(path))
 
 
 def _order(part: str) -> tuple[int, int]:

@@ -81,10 +81,13 @@ import argparse
 import ast
 import datetime as _dt
 import difflib
+import errno
 import hashlib
 import json
+import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 from collections import Counter
@@ -100,6 +103,7 @@ UNTESTABLE_DIR = ROOT / "conformance" / "untestable"
 CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
 MODEL_DIR = ROOT / "model"
 SIMILARITY = 0.8      # word-sequence ratio for a renumbered *and* reworded clause
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024   # an amended text (the largest vendored one: 76 KB)
 
 EXIT_OK, EXIT_REVIEW, EXIT_INPUT = 0, 1, 2
 
@@ -132,45 +136,152 @@ def _check_utf8(path: Path) -> None:
         raise AmendmentInputError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
 
 
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def documents(directory: Path) -> tuple[list[Path], list[str]]:
+    """The ``*.txt`` documents of ``directory``: regular files (a link to one counts) of at most
+    MAX_DOCUMENT_BYTES, by name; and one problem line for every other ``*.txt`` entry (a
+    directory, a FIFO, a device, a link loop, a dangling link, a file too large). Nothing is
+    opened but regular files."""
+    found: list[Path] = []
+    problems: list[str] = []
+    try:
+        entries = sorted((e for e in os.scandir(directory) if e.name.endswith(".txt")),
+                         key=lambda e: e.name)
+    except OSError as exc:
+        raise AmendmentInputError(f"{directory}: cannot list: {exc.strerror or exc}") from None
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            st = os.stat(path)                        # follows a link, to what it names
+        except OSError as exc:
+            why = ("a symbolic link loop" if exc.errno == errno.ELOOP else
+                   "a dangling symbolic link (its target does not exist)"
+                   if exc.errno == errno.ENOENT and path.is_symlink() else exc.strerror or str(exc))
+            problems.append(f"{path}: not a regular file: {why}")
+            continue
+        kind = next((what for test, what in _NOT_REGULAR if test(st.st_mode)), None)
+        if kind is not None or not stat.S_ISREG(st.st_mode):
+            problems.append(f"{path}: not a regular file ({kind or 'not a file'})")
+        elif st.st_size > MAX_DOCUMENT_BYTES:
+            problems.append(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes ({st.st_size}; "
+                            "MAX_DOCUMENT_BYTES): not a Kódex text")
+        else:
+            found.append(path)
+    return found, problems
+
+
+def _read(path: Path) -> bytes:
+    """A document's bytes, never more than MAX_DOCUMENT_BYTES (bounded even if it grew)."""
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise AmendmentInputError(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes "
+                                  "(MAX_DOCUMENT_BYTES): not a Kódex text")
+    return raw
+
+
+def _kind_names() -> str:
+    return "Kódex part II or VI (\"II. rész\" / \"VI. rész\"), the 7th-edition rulebook's chapter " \
+           "2, the M.A.G.U.S. card game rules 5.00"
+
+
+def match_documents(base_files: list[Path], new_files: list[Path]) -> list[dict]:
+    """Each amended document matched to the vendored text it amends by its content (its kind:
+    Kódex part II, VI, …, the rulebook, the M.A.G.U.S. rules), whatever it is called:
+    ``[{"name", "path", "part", "matches", "source_id", "status", "sha256"}]``, status
+    ``amended`` / ``identical`` / ``extra`` (a part the base does not have: a further source).
+    A document of no known kind, or two of one kind, is bad input: nothing would be compared
+    and the amendment would be lost."""
+    from conformance.catalog import detect_part, source_id
+    base_by_part: dict[str, Path] = {}
+    for p in base_files:
+        part = detect_part(p)
+        if part is not None:
+            base_by_part.setdefault(part, p)
+    rows, problems, taken = [], [], {}
+    for p in new_files:
+        raw = _read(p)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(f"{p}: not UTF-8 (byte offset {exc.start})")
+            continue
+        part = detect_part(p)
+        if part is None:
+            problems.append(f"{p}: matches no vendored text: it is none of {_kind_names()} "
+                            "(its first lines say which); nothing of it would be compared")
+            continue
+        if part in taken:
+            problems.append(f"{p}: {_part_words(part)} again (already {taken[part].name}): one "
+                            "amended copy per text")
+            continue
+        taken[part] = p
+        base = base_by_part.get(part)
+        sha = hashlib.sha256(raw).hexdigest()
+        if base is None:
+            rows.append({"name": p.name, "path": str(p), "part": part, "matches": None,
+                         "source_id": p.name, "status": "extra", "sha256": sha})
+            continue
+        rows.append({"name": p.name, "path": str(p), "part": part, "matches": base.name,
+                     "source_id": source_id(base.name),
+                     "status": "identical" if sha == _sha_file(base) else "amended", "sha256": sha})
+    if problems:
+        raise AmendmentInputError("\n".join(problems))
+    return rows
+
+
+def _part_words(part: str) -> str:
+    return {"rb7": "the 7th-edition rulebook's chapter 2", "mk": "the M.A.G.U.S. rules 5.00"}.get(
+        part, f"Kódex part {part}")
+
+
 def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
-    """(base catalog, new catalog, base info, new info) for an amended copy in ``new_dir``."""
+    """(base catalog, new catalog, base info, new info) for an amended copy in ``new_dir``.
+
+    The documents of ``new_dir`` are matched to the base texts by content
+    (:func:`match_documents`); a base text with no amended copy is unchanged. Raises
+    AmendmentInputError, one line per problem, for anything that is not a readable text."""
     base = Path(base_dir) if base_dir is not None else KODEX_DIR
     new = Path(new_dir)
     if not base.is_dir():
         raise AmendmentInputError(f"{base}: no such directory (--base)")
     if not new.is_dir():
         raise AmendmentInputError(f"{new}: no such directory")
-    base_files = sorted(base.glob("*.txt"))
-    new_files = sorted(new.glob("*.txt"))
+    base_files, base_problems = documents(base)
+    new_files, new_problems = documents(new)
+    if base_problems or new_problems:
+        raise AmendmentInputError("\n".join(base_problems + new_problems))
     if not base_files:
         raise AmendmentInputError(f"{base}: no Kódex documents (*.txt)")
     if not new_files:
         raise AmendmentInputError(
-            f"{new}: no Kódex documents (*.txt); expected amended copies named like "
-            + ", ".join(p.name for p in base_files))
-    for p in new_files:
+            f"{new}: no Kódex documents (*.txt); expected amended copies of "
+            + ", ".join(p.name for p in base_files) + " (any file names: matched by content)")
+    for p in base_files:
         _check_utf8(p)
-
-    base_info = {"dir": str(base), "files": [{"name": p.name, "sha256": _sha_file(p)}
-                                              for p in base_files]}
-    new_by_name = {p.name: p for p in new_files}
+    rows = match_documents(base_files, new_files)
+    base_info = {"dir": str(base), "files": [{"name": p.name, "sha256": _sha_file(p),
+                                              "source_id": _source_id(p.name)}
+                                             for p in base_files]}
+    by_base = {r["matches"]: r for r in rows if r["matches"]}
     files = []
     with tempfile.TemporaryDirectory(prefix="kodex-amend-") as tmp:
         merged = Path(tmp)
-        for p in base_files:
-            src = new_by_name.get(p.name)
-            if src is None:
-                status, used = "unchanged", p
-            else:
-                used = src
-                status = "identical" if _sha_file(src) == _sha_file(p) else "amended"
-            shutil.copyfile(used, merged / p.name)
-            files.append({"name": p.name, "status": status, "sha256": _sha_file(used)})
-        base_names = {p.name for p in base_files}
-        for p in new_files:
-            if p.name not in base_names:
-                shutil.copyfile(p, merged / p.name)
-                files.append({"name": p.name, "status": "extra", "sha256": _sha_file(p)})
+        for p in base_files:                  # each base text, or its amended copy under its name
+            row = by_base.get(p.name)
+            shutil.copyfile(Path(row["path"]) if row else p, merged / p.name)
+            if row is None:
+                files.append({"name": p.name, "matches": p.name, "source_id": _source_id(p.name),
+                              "status": "unchanged", "sha256": _sha_file(p)})
+        for r in rows:
+            if r["status"] == "extra":
+                shutil.copyfile(r["path"], merged / r["name"])
+            files.append({k: r[k] for k in ("name", "matches", "source_id", "status", "sha256",
+                                            "part")})
         new_cat = _fresh_catalog(merged)
     if base.resolve() == KODEX_DIR.resolve():
         from conformance.catalog import load_catalog
@@ -179,6 +290,11 @@ def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
         base_cat = _fresh_catalog(base)
     new_info = {"dir": str(new), "files": files}
     return base_cat, new_cat, base_info, new_info
+
+
+def _source_id(name: str) -> str:
+    from conformance.catalog import source_id
+    return source_id(name)
 
 
 # --------------------------------------------------------------------------
@@ -292,8 +408,35 @@ def load_corpus(paths: Iterable[str | Path] | None = None):
     for p in paths:
         if not p.exists():
             raise AmendmentInputError(f"{p}: no such file or directory (--corpus)")
-    res = load_files(paths, catalog=False)
+    res = load_files(case_files(paths), catalog=False)
     return list(res.cases), [str(e) for e in res.errors]
+
+
+def case_files(paths: Iterable[Path]) -> list[Path]:
+    """The case files under ``paths``: a file as given, a directory's ``*.yaml`` / ``*.yml``
+    files at any depth, sorted. Walked with a stack, not recursion (a tree thousands of levels
+    deep is read, not a RecursionError); links to directories are not followed (no loops)."""
+    out: list[Path] = []
+    for p in paths:
+        if not p.is_dir():
+            out.append(p)
+            continue
+        found: list[Path] = []
+        stack = [p]
+        while stack:
+            d = stack.pop()
+            try:
+                with os.scandir(d) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+                elif e.name.endswith((".yaml", ".yml")) and e.is_file():
+                    found.append(Path(e.path))
+        out.extend(sorted(found))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -950,7 +1093,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         d = analyse(args.new_dir, args.base, args.corpus)
     except AmendmentInputError as exc:
-        print(f"kodex amend: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"kodex amend: {line}", file=sys.stderr)
         return EXIT_INPUT
     md, js = write_reports(d, args.out)
     if args.json == "-":

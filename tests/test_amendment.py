@@ -348,3 +348,34 @@ def test_word_diff_helpers():
     long = " ".join(f"w{i}" for i in range(30))
     text = amendment.word_diff_text(amendment.word_diff(long, long + " z"), context=3)
     assert text == "… w27 w28 w29 {+z+}"
+
+
+def test_an_amended_text_under_another_name_is_matched_by_content(tmp_path, corpus):
+    """Part VI amended (96.8 deleted) and saved as `kodex-VI-2027.txt`: the change is reported,
+    never "0 changed … nothing cited changed" with exit 0."""
+    lines = (KODEX / PART_VI).read_text(encoding="utf-8").split("\n")
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("96.8."))
+    del lines[k:k + 3]
+    _write(tmp_path / "new", "kodex-VI-2027.txt", "\n".join(lines))
+    out = tmp_path / "out"
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(out), "--corpus", str(corpus)])
+    d = json.loads((out / "amendment.json").read_text(encoding="utf-8"))
+    assert rc == 1 and [r["id"] for r in d["removed"]] == ["96.8"]
+    (row,) = [f for f in d["new"]["files"] if f["name"] == "kodex-VI-2027.txt"]
+    assert row["matches"] == PART_VI and row["status"] == "amended"
+    assert row["source_id"] == "000_1a9e2c8ab29223d6.txt"
+    assert d["removed"][0]["old"]["source"] == PART_VI
+
+
+def test_a_document_that_matches_no_vendored_text_is_refused(tmp_path, corpus, capsys):
+    _write(tmp_path / "new", "notes.txt", "Ez csak egy jegyzet, nem a Kódex.\n")
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(tmp_path / "o"), "--corpus", str(corpus)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "notes.txt: matches no vendored text" in err
+    assert not (tmp_path / "o").exists()
+    # two amended copies of one text: which one counts is not guessed
+    shutil.copy(KODEX / PART_II, tmp_path / "new" / "a.txt")
+    shutil.copy(KODEX / PART_II, tmp_path / "new" / "b.txt")
+    (tmp_path / "new" / "notes.txt").unlink()
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(tmp_path / "o"), "--corpus", str(corpus)])
+    assert rc == 2 and "b.txt: Kódex part II again (already a.txt)" in capsys.readouterr().err
