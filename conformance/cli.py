@@ -914,6 +914,8 @@ def cmd_amend(args) -> int:
             argv += [flag, value]
     for path in args.corpus or []:
         argv += ["--corpus", path]
+    if args.apply:
+        argv.append("--apply")
     return amendment.main(argv)
 
 
@@ -1123,8 +1125,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("amend", help="what an amended Kódex changes; the cases and code to review")
-    s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (file names as "
-                   "conformance/kodex/; a missing file is unchanged)")
+    s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (any file names: "
+                   "each is matched to the text it amends by content; a text without an "
+                   "amended copy is unchanged)")
     s.add_argument("--base", metavar="DIR", help="the documents before (default: conformance/kodex)")
     s.add_argument("--json", metavar="FILE", help="also write the JSON (hkk-amendment/1) to FILE; "
                    "'-': to stdout instead of the summary")
@@ -1132,6 +1135,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: reports)")
     s.add_argument("--corpus", metavar="PATH", action="append",
                    help="case files or directories (default: the corpus); repeatable")
+    s.add_argument("--apply", action="store_true",
+                   help="rewrite clause:/also: of the cases citing a renumbered clause")
     s.set_defaults(func=cmd_amend)
 
     for name in DELEGATED:
