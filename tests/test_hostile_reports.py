@@ -125,3 +125,131 @@ def test_amend_corpus_a_thousand_folders_deep(new_dir, tmp_path, capsys):
         while deep != d:                      # shutil.rmtree recurses too: bottom up
             deep.rmdir()
             deep = deep.parent
+
+
+# --------------------------------------------------------------------------- kodex report
+
+def _results(n: int = 12, **extra) -> dict:
+    """A small results file of `n` corpus cases, all passed."""
+    from conformance.loader import load_files
+    cases = load_files([ROOT / "conformance" / "corpus" / "kodex-04a-alapfogalmak.yaml"]).cases[:n]
+    data = {"schema": "hkk-results/2", "implementation": {"name": "tiny", "version": "1"},
+            "ruleset": "kodex", "cases": [{"case_id": c.id, "clause": c.clause, "title": c.title,
+                                          "file": str(c.file), "line": c.line, "outcome": "pass"}
+                                         for c in cases]}
+    data.update(extra)
+    return data
+
+
+def _site_bytes(out: Path) -> int:
+    return sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+
+
+def test_a_build_that_fails_leaves_the_previous_site_whole(tmp_path, monkeypatch):
+    """The site is built beside --out and swapped in whole: a build that dies half-way
+    (here: on the strength page, after the overview and the case pages) changes nothing."""
+    from reports.html import site
+    out = tmp_path / "site"
+    site.build_site([_results(8)], out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken(self):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(site._Site, "strength_page", broken)
+    other = _results(8)
+    other["implementation"]["name"] = "second build"
+    with pytest.raises(RuntimeError):
+        site.build_site([other], out)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before                                   # not one page of the second build
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no build directory left behind
+
+
+def test_a_huge_implementation_name_is_cut_wherever_it_is_shown(tmp_path):
+    from reports.html import site
+    data = _results(6)
+    data["implementation"] = {"name": "N" * 1_000_000, "version": "V" * 100_000}
+    out = tmp_path / "site"
+    site.build_site([data], out)
+    assert _site_bytes(out) < 3_000_000                      # a 1 MB name made a 440 MB site
+    assert "N" * (site.MAX_NAME + 1) not in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_unknown_fields_are_cut_before_they_become_json_text(tmp_path, monkeypatch):
+    """An 80 MB unknown field was turned into JSON text (47 s, 5.4 GB) and then cut: now the
+    value is cut first, so no JSON text the report makes is large."""
+    from reports.html import site
+    big = "x" * 5_000_000
+    data = _results(6, **{"x-junk": {"blob": big, "list": [big[:1000]] * 5000,
+                                     "deep": [[[[[[[[[[big]]]]]]]]]]}})
+    data["cases"][0]["difference"] = {"path": "/x", "expected": big, "actual": [big] * 3}
+    data["cases"][0]["outcome"] = "fail"
+    made: list[int] = []
+    real = json.dumps
+
+    def counting(value, *a, **k):
+        text = real(value, *a, **k)
+        made.append(len(text))
+        return text
+    monkeypatch.setattr(site.json, "dumps", counting)
+    out = tmp_path / "site"
+    site.build_site([data], out)
+    assert made and max(made) < 200_000
+    assert "x-junk" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def _set(data: dict, pattern: str, value) -> None:
+    """Put ``value`` at ``pattern`` (``*``: the first item of a list, made when missing)."""
+    parts = pattern.strip("/").split("/")
+    node = data
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        nxt = parts[i + 1] if not last else None
+        if part == "*":
+            if not node:
+                node.append({})
+            if last:
+                node[0] = value
+            node = node[0]
+            continue
+        if last:
+            node[part] = value
+        else:
+            if not isinstance(node.get(part), (dict, list)):
+                node[part] = [] if nxt == "*" else {}
+            node = node[part]
+
+
+def _side_file(kind: str) -> dict:
+    if kind == "prove":
+        return {"schema": "hkk-prove/1", "policies": ["kodex-102"], "rows": [], "gaps": []}
+    if kind == "amendment":
+        return {"schema": "hkk-amendment/1", "summary": {}, "changed": [], "moved": [],
+                "removed": [], "added": [], "review": {"cases": []}}
+    from report_helpers import strength_report
+    return strength_report()
+
+
+def _side_cases():
+    from reports.html.site import SIDE_FIELDS
+    return [(kind, pattern) for kind, fields in SIDE_FIELDS.items() for pattern, _t in fields]
+
+
+@pytest.mark.parametrize("kind, pattern", _side_cases())
+def test_a_side_file_field_of_the_wrong_type_is_exit_2(tmp_path, capsys, kind, pattern):
+    """--prove / --amendment / --strength: a field the pages read, of the wrong type, is named
+    (exit 2, nothing written) instead of crashing the report."""
+    from conformance import cli
+    data = _side_file(kind)
+    _set(data, pattern, 7)
+    side = tmp_path / f"{kind}.json"
+    side.write_text(json.dumps(data), encoding="utf-8")
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(_results(2)), encoding="utf-8")
+    out = tmp_path / "site"
+    rc = cli.main(["report", "--results", str(results), "--out", str(out), f"--{kind}", str(side)])
+    err = capsys.readouterr().err
+    shown = "/" + "/".join("0" if p == "*" else p for p in pattern.strip("/").split("/"))
+    assert rc == 2, err
+    assert f"field '{shown}'" in err and str(side) in err and "Traceback" not in err
+    assert not out.exists()
