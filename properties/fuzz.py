@@ -385,6 +385,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stderr", metavar="FILE", help="the implementation's stderr log "
                                                     "(default reports/runs/<name>.stderr.log)")
     p.add_argument("-q", "--quiet", action="store_true")
+    p.epilog = ("examples:\n  kodex fuzz --examples 2000          random play against the invariants\n"
+                "  kodex fuzz --examples 500 --impl \"./my-engine --stdio\"   differences from the "
+                "reference, shrunk to a case file in reports/fuzz/\n"
+                "exit status: 0 nothing found; 1 a violation or a difference; 2 bad usage or an "
+                "implementation that cannot be started.\n"
+                "Each phase is said on stderr as it starts and every few seconds while it runs "
+                "(-q: not).")
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     return p
 
 

@@ -69,7 +69,8 @@ def test_did_you_mean_for_a_field(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["clauses", "clause", "check", "run", "explain", "serve",
-                                     "coverage", "diff", "merge", "report", "amend"])
+                                     "coverage", "diff", "merge", "report", "amend", "prove",
+                                     "fuzz"])
 def test_help_has_examples_and_exit_codes(command, capsys):
     assert cli.main([command, "--help"]) == 0
     out = capsys.readouterr().out
