@@ -958,20 +958,21 @@ EVENT_CLAUSE_DOC = """
 ### The `clause` of an event
 
 An addition (change 23 of [hkk-versions.md](hkk-versions.md)): the reference
-engine gives every event the clause that produced it, so that a judge can read
-why it happened (`kodex explain`). `clause` is that clause's id (an id of the
-catalog: `kodex clause ID`); where several rules produced the event together,
-`clauses` lists them all, `clause` first (a card moved from the table to the
-Void by an effect: `clause: "97.0"`, `clauses: ["97.0", "4.16.2"]`). A
-conflict the priority order leaves undecided (`unresolved: true`) has no
-deciding clause: `clause` is absent and `clauses` names the order that left it
-undecided (`102` or `mk:5.10`). The events of the table above that list
-`clause` as a field keep the meaning given there (the clause that stopped,
-prevented or decided something).
+engine gives every event the clauses that produced it, so that a judge can read
+why it happened (`kodex explain`). `clauses` lists them (ids of the catalog:
+`kodex clause ID`), the rule that named itself first; on an event whose row
+above does not list `clause`, `clause` is the first of them (a card moved from
+the table to the Void by an effect: `clause: "97.0"`, `clauses: ["97.0",
+"4.16.2"]`). The events whose row lists `clause` keep the meaning given there
+(the clause that stopped, prevented or decided something, present where such a
+rule named it): a poison counter put on in the preparation phase is
+`counter_added` with `clauses: ["121.1"]` and no `clause`; a conflict the
+priority order leaves undecided (`unresolved: true`) has no `clause` and
+`clauses` names the order that left it undecided (`102` or `mk:5.10`).
 
-An implementation **need not send** `clause` or `clauses` where the table
-above does not list them, and a case may not require them there (`kodex
-check` rejects a field an event does not list).
+An implementation **need not send** `clauses`, nor `clause` where the table
+above does not list it, and no case can require them (`kodex check` rejects a
+field an event does not list; `clauses` is no event's field).
 """
 
 

@@ -12,8 +12,10 @@ a `conflict_resolved` decided by 102 / mk:5.10 …) keeps it; the registry fills
 
 An event type missing here gets no clause: tests/test_event_clauses.py runs the whole corpus and
 names it, so a new event type is registered here with its clause (one place, not every `emit`).
-The field is an addition of this engine (docs/spec/hkk-vocabulary.md, "The `clause` of an
-event"): an implementation need not send it and no case may require it where the event's row does not list it (the loader rejects such a field: conformance/vocabulary.py).
+The fields are an addition of this engine (docs/spec/hkk-vocabulary.md, "The `clause` of an
+event"): `clauses` on every event, `clause` on the events whose row does not list it; an
+implementation need not send them and no case can require them (the loader rejects a field an
+event's row does not list, and `clauses` is in none).
 """
 from __future__ import annotations
 
@@ -131,19 +133,31 @@ def clauses_of(ev: dict[str, Any]) -> list[str]:
     return out
 
 
-def stamp(ev: dict[str, Any], named: bool) -> None:
-    """Give ``ev`` its clause(s) in place: ``clause`` (the first) unless the call named its clause
-    (``named``: then, given as none, it stays absent: an undecided conflict), and ``clauses`` when
-    there are several, or when ``clause`` stays absent."""
+# the events whose `clause` has a meaning of its own in docs/spec/hkk-vocabulary.md (the rule
+# that stopped, prevented or decided something; present only where such a rule named it): the
+# registry never writes their `clause` (tests/test_event_clauses.py checks this list against the
+# vocabulary)
+OWN_CLAUSE = frozenset({
+    "removed_from_game", "hand_revealed", "damage_prevented", "counter_added", "counter_removed",
+    "counter_prevented", "effect_prevented", "decision_pending", "conflict_resolved", "replaced",
+    "repeated"})
+# every other registered event: the field the first of its clauses goes to
+PLAIN = {name: "clause" for name in set(EVENT) | set(BY_FIELD) if name not in OWN_CLAUSE}
+
+
+def stamp(ev: dict[str, Any]) -> None:
+    """Give ``ev`` its clauses in place: ``clauses``, every clause that produced it (the one the
+    call named first), and for an event whose `clause` has no meaning of its own (PLAIN) also
+    ``clause``, the first of them. An OWN_CLAUSE event keeps ``clause`` as the call gave it
+    (absent where no rule named one: an undecided conflict). So what the registry adds is never a
+    field a case may name (docs/spec/hkk-vocabulary.md, "The `clause` of an event")."""
     found = clauses_of(ev)
     if not found:
         return
-    if not named:
-        ev["clause"] = found[0]
-        if len(found) > 1:
-            ev["clauses"] = found
-    elif ev.get("clause") is None or len(found) > 1:
-        ev["clauses"] = found
+    ev["clauses"] = found
+    field = PLAIN.get(ev["event"])
+    if field:
+        ev[field] = found[0]
 
 
-__all__ = ["ALSO", "BY_FIELD", "EVENT", "clauses_of", "stamp"]
+__all__ = ["ALSO", "BY_FIELD", "EVENT", "OWN_CLAUSE", "PLAIN", "clauses_of", "stamp"]

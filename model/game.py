@@ -39,7 +39,7 @@ class Game:
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
-        stamp(ev, "clause" in fields)
+        stamp(ev)
         self.events.append(ev)
 
     @staticmethod

@@ -51,7 +51,12 @@ def test_every_event_of_the_corpus_carries_a_catalog_clause(corpus_events, catal
     problems = []
     for cid, rs, ev in corpus_events:
         kinds[ev["event"]] += 1
-        named = ([ev["clause"]] if ev.get("clause") is not None else []) + list(ev.get("clauses") or [])
+        named = list(ev.get("clauses") or [])
+        if named and ev.get("clause") is not None and ev["clause"] != named[0]:
+            problems.append(f"{cid} [{rs}]: {ev['event']}: clause {ev['clause']!r} is not the "
+                            f"first of clauses {named}")
+        if ev["event"] in event_clauses.PLAIN and ev.get("clause") is None:
+            problems.append(f"{cid} [{rs}]: {ev['event']} has no clause")
         if not named:
             problems.append(f"{cid} [{rs}]: {ev['event']} carries no clause: register it in "
                             f"model/event_clauses.py ({ev})")
@@ -66,14 +71,17 @@ def test_every_event_of_the_corpus_carries_a_catalog_clause(corpus_events, catal
 
 def test_a_clause_the_call_names_is_kept_and_an_undecided_conflict_names_none():
     ev = {"event": "counter_prevented", "card": "c1", "counter": "poison", "clause": "132.3"}
-    stamp(ev, named=True)
-    assert ev["clause"] == "132.3" and "clauses" not in ev
+    stamp(ev)
+    assert ev["clause"] == "132.3" and ev["clauses"] == ["132.3"]
     undecided = {"event": "conflict_resolved", "policy": "mk-5.10", "unresolved": True}
-    stamp(undecided, named=True)          # the call said clause=None: `clause: null` still matches
+    stamp(undecided)                      # no rule named one: `clause: null` still matches
     assert "clause" not in undecided and undecided["clauses"] == ["mk:5.10"]
+    died = {"event": "died", "card": "c1", "clause": "121.1"}      # a poison death names its own
+    stamp(died)
+    assert died["clause"] == "121.1" and died["clauses"] == ["121.1"]
     moved = {"event": "moved", "card": "c1", "from": "reserve", "to": "void", "cause": "effect",
              "counts_as": "graveyard"}
-    stamp(moved, named=False)
+    stamp(moved)
     assert moved["clause"] == "97.0" and moved["clauses"] == ["97.0", "4.16.2"]
     assert clauses_of({"event": "no_such_event"}) == []
 
@@ -86,3 +94,17 @@ def test_the_clause_follows_the_field_that_tells_the_rule(corpus_events):
     assert seen["draw"] == "4.12.0" and seen["exile"] == "4.16.0" and seen["destroy"] == \
         "rb7:lapok-elpusztitasa"
 
+
+
+def test_the_registry_writes_no_field_a_case_may_name():
+    """`clause` is written by the registry only on events whose vocabulary row does not list
+    it (a case naming it there is an input error), `clauses` is in no event's row: whatever
+    the registry says, no well-formed case can require it (the corpus never does)."""
+    from conformance import vocabulary as vocab
+    listed = {name for name, ev in vocab.EVENTS.items() if "clause" in ev.fields}
+    assert event_clauses.OWN_CLAUSE == listed
+    assert not any("clauses" in ev.fields for ev in vocab.EVENTS.values())
+    ev = {"event": "counter_added", "card": "c1", "counter": "poison", "count": 1}
+    stamp(ev)
+    assert "clause" not in ev and ev["clauses"] == ["121.1"]
+    assert set(event_clauses.PLAIN) | event_clauses.OWN_CLAUSE == set(vocab.EVENTS)
