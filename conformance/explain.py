@@ -33,7 +33,7 @@ For each situation, under its ruleset (``--ruleset``, else the case's own, else 
         "steps": [{"index", "verb", "args", "by", "events": [EVENT], "refused"?: {...},
                    "pending"?: {...}}],
         "end_of_run": [EVENT],
-        "changes": [{"path", "before", "after"}], "result",
+        "changes": [{"path", "before", "after", "clause"?}], "result",
         "check": null | {"holds", "differences": [{"path", "expected", "actual", "message"}]},
         "warnings": [text],
         "rulesets"?: [{"rulesets": [names], "outcome": {...}, "differs_by": [...]}]}]}
@@ -435,8 +435,24 @@ def _outcome(acc: dict) -> str:
     return json.dumps([ref, events, acc["changes"], acc["result"]], sort_keys=True, default=str)
 
 
+# the clause of a computed value of a card (what the state view computes, not what a step set)
+COMPUTED = {"damage": "rb7:sebzes-eletpont-alap-aktualis",
+            "max_hp": "rb7:sebzes-eletpont-alap-aktualis",
+            "hp": "rb7:sebzes-eletpont-alap-aktualis", "wounds": "4.25.1"}
+
+
 def changes(before: Any, after: Any, path: str = "") -> list[dict]:
-    """Every field that differs between two views of the state, by JSON pointer (lists whole)."""
+    """Every field that differs between two views of the state, by JSON pointer (lists whole);
+    a card's computed Sebzés / Ép with the clause that computes them."""
+    out = _changes(before, after, path)
+    for c in out:
+        parts = c["path"].split("/")
+        if len(parts) == 4 and parts[1] == "cards" and parts[3] in COMPUTED:
+            c["clause"] = COMPUTED[parts[3]]
+    return out
+
+
+def _changes(before: Any, after: Any, path: str = "") -> list[dict]:
     from conformance.loader import join
     if isinstance(before, dict) and isinstance(after, dict):
         out = []
@@ -445,7 +461,7 @@ def changes(before: Any, after: Any, path: str = "") -> list[dict]:
                 continue
             b, a = before.get(k), after.get(k)
             if b != a:
-                out += changes(b, a, join(path, k))
+                out += _changes(b, a, join(path, k))
         return out
     return [{"path": path, "before": before, "after": after}] if before != after else []
 
@@ -554,7 +570,9 @@ class _Printer:
         if not acc["changes"]:
             self.line("  nothing changed", "dim")
         for c in acc["changes"]:
-            self.line(f"  {c['path']}: {_args_text(c['before'], 120)} → {_args_text(c['after'], 120)}")
+            why = f"  ← {c['clause']}" if c.get("clause") else ""
+            self.line(f"  {c['path']}: {_args_text(c['before'], 120)} → "
+                      f"{_args_text(c['after'], 120)}{why}")
         self.line(f"result: {_args_text(acc['result'])}")
         chk = acc["check"]
         if chk is not None and chk["holds"]:

@@ -70,6 +70,8 @@ def test_a_situation_without_then_from_stdin(capsys, monkeypatch):
     assert ("dying", "136.8") in kinds and ("saved", "136.8") in kinds
     assert ("ability_activated", "136.6") in kinds
     assert {"path": "/players/A/vp", "before": 4, "after": 2} in acc["changes"]
+    assert {"path": "/cards/r1/hp", "before": 3, "after": 1,          # a computed value: its clause
+            "clause": "rb7:sebzes-eletpont-alap-aktualis"} in acc["changes"]
     # and as text: the step, the event, the clause with its Hungarian text
     rc, out, _ = _explain(["-"], capsys, SITUATION, monkeypatch)
     assert rc == 0
