@@ -274,7 +274,7 @@ def test_case_pages_at_800_and_1400_px(browser_context, built, width):
     out, index, (ref, fake, _later, _s) = built
     from reports.html.site import case_page
     ids = [c["case_id"] for c in ref["cases"]]
-    sample = ids[:: max(1, len(ids) // 25)]
+    sample = ids[:: max(1, len(ids) // 10)]
     sample += [next(c["case_id"] for c in fake["cases"] if c["outcome"] == o)
                for o in ("fail", "error", "timeout", "skip")]
     tab = _Tab(browser_context)
