@@ -408,6 +408,13 @@ ol.events .why{font-family:system-ui,sans-serif;color:#1e7b47}
 a.xref{text-decoration:underline dotted}
 """
 
+# a case page (thousands of them) carries only the rules it uses: the matrix, strength, chart,
+# filter and amendment rules stay out (a tenth of a corpus report's size)
+_NOT_ON_CASE_PAGES = ("td.cell", ".counts", "tr.part", "table.matrix", "details.ids", "del", ".loud",
+                      ".score", "svg.chart", ".filters", ".verdicts{", "ins", ".clause")
+CASE_CSS = "".join(rule + "}" for rule in CSS.replace("\n", "").split("}")
+                   if rule.strip() and not rule.strip().startswith(_NOT_ON_CASE_PAGES))
+
 # cases.html: search and filters, in the browser, without a server (the page's only script,
 # allowed by its hash in the page's Content-Security-Policy)
 FILTER_SCRIPT = r"""(function(){
@@ -427,7 +434,7 @@ document.getElementById('filters').hidden=false;apply();})();"""
 
 
 def _page(title: str, body: str, nav: list[tuple[str, str]], depth: int = 0,
-          script: str | None = None) -> str:
+          script: str | None = None, css: str = CSS) -> str:
     """A page: ``depth`` folders below the site's root (the links are made relative to it);
     ``script``: its one inline script, allowed by its hash and nothing else (no fetch)."""
     up = "../" * depth
@@ -441,7 +448,7 @@ def _page(title: str, body: str, nav: list[tuple[str, str]], depth: int = 0,
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">"
             "<link rel=\"icon\" href=\"data:,\">"
-            f"<title>{e(title)}</title><style>{CSS}</style></head><body>"
+            f"<title>{e(title)}</title><style>{css}</style></head><body>"
             f"<header><h1>{e(title)}</h1><nav>{links}</nav></header>"
             f"<main>{_scrolling(body)}</main>{tail}</body></html>\n")
 
@@ -644,7 +651,8 @@ class _Site:
         path = self.out / name
         if depth:
             path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_page(title, body, self.nav(), depth, script), encoding="utf-8")
+        path.write_text(_page(title, body, self.nav(), depth, script,
+                              CASE_CSS if name.startswith("cases/") else CSS), encoding="utf-8")
         self.written.append(name)
 
     def counts(self, run: Run, ids: Iterable[str]) -> Counter:
