@@ -94,3 +94,17 @@ def test_compare_rulesets_lists_the_reading_dependent_cases(capsys, tmp_path):
     assert "depend on the reading" in out and "kodex-4.15.1: readings.premade-bound-for-deck = void" in out
     rc, _out, _err = _run(["run", "--compare-rulesets", "--ruleset", "kodex-mk"], capsys)
     assert rc == 2
+
+
+def test_the_pytest_plugin_refuses_an_unknown_ruleset(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    corpus = root / "conformance" / "corpus" / "kodex-03-jatek-celja.yaml"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(corpus),
+                        "--kodex-ruleset", "nope", "-k", "3.18"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(root)))
+    assert p.returncode == 4, p.stdout + p.stderr                  # pytest's usage error
+    assert "unknown ruleset 'nope'" in p.stderr and "kodex-mk" in p.stderr
