@@ -253,3 +253,36 @@ def test_a_side_file_field_of_the_wrong_type_is_exit_2(tmp_path, capsys, kind, p
     assert rc == 2, err
     assert f"field '{shown}'" in err and str(side) in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_swap_that_fails_puts_everything_back(tmp_path, monkeypatch):
+    """The new site cannot be put in place (here: the last rename fails): the earlier site and
+    the files beside it are as they were, and nothing of the new build is left."""
+    from reports.html import site
+    out = tmp_path / "site"
+    site.build_site([_results(6)], out)
+    (out / "mine.txt").write_text("mine", encoding="utf-8")
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    real = os.rename
+
+    def rename(src, dst):
+        if Path(dst) == out and ".building-" in str(src):    # the new site into its place
+            raise OSError(16, "Device or resource busy")
+        return real(src, dst)
+    monkeypatch.setattr(site.os, "rename", rename)
+    with pytest.raises(site.ReportInputError, match="earlier site is unchanged"):
+        site.build_site([_results(3)], out)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch):
+    from reports.html import site
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(site.ReportInputError, match="directory of its own"):
+        site.build_site([_results(2)], ".")
+    with pytest.raises(site.ReportInputError, match="directory of its own"):
+        site.build_site([_results(2)], tmp_path.parent)
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"

@@ -1922,6 +1922,7 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
     target = out.resolve() if out.exists() else out.parent.resolve() / out.name
     if target.exists() and not target.is_dir():
         raise ReportInputError(f"{out}: exists and is not a directory (--out)")
+    _refuse_out(out, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
@@ -1944,22 +1945,47 @@ def _swap_in(build: Path, target: Path, written: list[str]) -> None:
     """Put the site built in ``build`` (a sibling of ``target``) in ``target``'s place whole:
     the pages of an earlier build go with it (never a site of two builds); what else the
     directory holds (files this report never wrote: not in the earlier build's manifest) is
-    moved into the new site first, untouched."""
+    moved into the new site first, untouched. Any failure puts every moved file back and leaves
+    the earlier site as it was."""
     if not target.exists():
         os.rename(build, target)
         return
     ours = set(written) | {MANIFEST, "cases"}
     manifest = target / MANIFEST
     earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
-    for entry in os.scandir(target):
-        name = entry.name
-        if name in ours or name in earlier or name.startswith(f".{target.name}.building-"):
-            continue
-        os.rename(entry.path, build / name)          # not ours: kept, moved along
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    os.rename(target, old / "site")
-    os.rename(build, target)
+    moved: list[str] = []
+    try:
+        for entry in sorted(os.scandir(target), key=lambda en: en.name):
+            name = entry.name
+            if name in ours or name in earlier or name.startswith(f".{target.name}.building-"):
+                continue
+            os.rename(entry.path, build / name)      # not ours: kept, moved along
+            moved.append(name)
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.rename(target, old / "site")
+        try:
+            os.rename(build, target)
+        except OSError:
+            os.rename(old / "site", target)
+            os.rmdir(old)
+            raise
+    except OSError as exc:
+        for name in moved:                           # back where they were
+            if (build / name).exists() or (build / name).is_symlink():
+                os.rename(build / name, target / name)
+        raise ReportInputError(f"{target}: cannot put the new site in place: "
+                               f"{exc.strerror or exc}; the earlier site is unchanged") from None
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _refuse_out(out: Path, target: Path) -> None:
+    """``--out`` must not be the working directory or one above it: the site directory is
+    swapped whole."""
+    here = Path.cwd().resolve()
+    if target == here or target in here.parents:
+        raise ReportInputError(f"{out}: the site directory is replaced whole when the report is "
+                               "written; give it a directory of its own (--out reports/site), "
+                               "not the working directory or one above it")
 
 
 def command(results: list[str], out_dir: str, prove: str | None = None,
