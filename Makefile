@@ -28,16 +28,29 @@ $(BYTECODE): $(STAMP) $(KIT_SOURCES)
 	touch $(BYTECODE)
 
 # the main job: the full corpus against the reference engine, the coverage summary,
-# the proofs the report shows (reports/prove.*), then the HTML report. Everything under
-# reports/ that is generated is untracked (.gitignore). The exit code is the corpus
-# run's; a failing `kodex prove` is reported but only stops the job when it wrote no
-# reports/prove.json for the HTML report.
+# the proofs the report shows (reports/prove.*), the bundled Node.js example
+# (examples/hkk-node, with its expected failures) when `node` is on PATH — else one line
+# says so and the job goes on —, then the HTML report (both implementations side by side).
+# Everything under reports/ that is generated is untracked (.gitignore). The exit code is
+# the reference run's; a failing `kodex prove` or Node.js run is reported but only stops
+# the job when it wrote nothing for the HTML report.
+NODE_RESULTS := reports/runs/hkk-node.json
 run: $(BYTECODE)
 	$(BIN)/kodex run -q --coverage --json reports/runs/reference.json; rc=$$?; \
 	$(BIN)/kodex prove --out-dir reports > reports/prove.log 2>&1 \
 	  || echo "make run: kodex prove exited $$? (see reports/prove.log, reports/prove.md)" >&2; \
-	$(BIN)/kodex report --results reports/runs/reference.json --prove reports/prove.json \
-	  --out reports/site || exit $$?; exit $$rc
+	rm -f $(NODE_RESULTS); \
+	if command -v node > /dev/null 2>&1; then \
+	  $(BIN)/kodex run -q --impl "node examples/hkk-node/engine.js" \
+	    --xfail examples/hkk-node/xfail.txt --json $(NODE_RESULTS) > reports/runs/hkk-node.log 2>&1 \
+	    || echo "make run: the Node.js example exited $$? (see reports/runs/hkk-node.log)" >&2; \
+	  echo "the Node.js example: $$(grep -E "^[0-9]+ cases?:" reports/runs/hkk-node.log | tail -n 1)"; \
+	else \
+	  echo "make run: node is not on PATH: the report shows the reference engine alone (install Node.js to see the bundled example beside it)"; \
+	fi; \
+	node_results=""; [ -f $(NODE_RESULTS) ] && node_results="--results $(NODE_RESULTS)"; \
+	$(BIN)/kodex report --results reports/runs/reference.json $$node_results \
+	  --prove reports/prove.json --out reports/site || exit $$?; exit $$rc
 
 # the test suite: unit tests, the corpus collected by pytest, the properties and proofs.
 # Workers: one more than the cores (the protocol tests spend seconds waiting on their deadlines;

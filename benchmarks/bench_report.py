@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             build_site(paths, out)
             times.append(time.perf_counter() - t0)
-        pages = sorted(out.glob("*.html"))
+        pages = sorted(out.rglob("*.html"))       # the case pages (cases/) too
         sizes = [p.stat().st_size for p in pages]
         total_mb = sum(sizes) / 1e6
         best = min(times)

@@ -4,8 +4,8 @@ The four UTF-8 files in ``conformance/kodex/`` are read as they are (they are
 vendored unchanged and never edited).  Each source kind is recognised by its
 content (with the known file names as a fallback):
 
-* **Kódex parts** (``II. rész`` / ``VI. rész`` header; files ``002_…`` and
-  ``000_…``).  Every line starting with a dotted number (``3.``, ``4.24.3.0.``,
+* **Kódex parts** (``II. rész`` / ``VI. rész`` header; files ``kodex-part-II.txt``
+  and ``kodex-part-VI.txt``).  Every line starting with a dotted number (``3.``, ``4.24.3.0.``,
   ``96.``, ``114.0.``) starts a clause whose id is the number without the final
   dot.  One-component numbers are titles (``kind="title"``), the rest are
   numbered points (``kind="clause"``).  Text after the number is the clause's
@@ -129,6 +129,10 @@ __all__ = [
     "to_json",
     "finding_to_json",
     "RB7_SECTION_TITLE",
+    "detect_part",
+    "section_name",
+    "source_id",
+    "VENDORED",
     "KODEX_DIR",
 ]
 
@@ -136,13 +140,24 @@ KODEX_DIR = Path(__file__).resolve().parent / "kodex"
 RB7_SECTION_TITLE = "7. kiadás szabálykönyv, 2. fejezet"
 SUPPLEMENT_MARK = "[Kiegészítés]"
 
-# Fallback when a file's content does not reveal its kind.
-_KNOWN_FILES = {
-    "002_e1a284984842c9db.txt": "II",
-    "000_1a9e2c8ab29223d6.txt": "VI",
-    "003_b26b5153b3e34abc.txt": "rb7",
-    "004_a42c886b35c43679.txt": "mk",
+# The vendored texts: their file name → (part, source id). A text's source id is the file name it
+# had in the seed the kit was built from; it stays the same whatever the file is called, and an
+# amended copy matched to it by content (reports/amendment.py) keeps it. The part is also the
+# fallback when a file's content does not reveal its kind.
+VENDORED = {
+    "kodex-part-II.txt": ("II", "002_e1a284984842c9db.txt"),
+    "kodex-part-VI.txt": ("VI", "000_1a9e2c8ab29223d6.txt"),
+    "rulebook-7th-edition-chapter-2.txt": ("rb7", "003_b26b5153b3e34abc.txt"),
+    "magus-card-game-rules-5.00.txt": ("mk", "004_a42c886b35c43679.txt"),
 }
+_KNOWN_FILES = {name: part for name, (part, _sid) in VENDORED.items()}
+_KNOWN_FILES.update({sid: part for _name, (part, sid) in VENDORED.items()})
+
+
+def source_id(file_name: str) -> str:
+    """The source id of a vendored text (its seed file name); any other file is its own id."""
+    entry = VENDORED.get(file_name)
+    return entry[1] if entry is not None else file_name
 
 
 # --------------------------------------------------------------------------
@@ -162,6 +177,7 @@ class Clause:
     sha256: str
     supplement: bool
     kind: str
+    source_id: str = ""      # the seed's file name of a vendored text (VENDORED); else ``source``
 
 
 @dataclass(frozen=True)
@@ -188,12 +204,6 @@ def finding_to_json(finding: Finding) -> dict:
 # text helpers
 
 _WS_RE = re.compile(r"\s+")
-_FOLD = str.maketrans({
-    "á": "a", "é": "e", "í": "i", "ó": "o", "ö": "o", "ő": "o",
-    "ú": "u", "ü": "u", "ű": "u",
-    "Á": "a", "É": "e", "Í": "i", "Ó": "o", "Ö": "o", "Ő": "o",
-    "Ú": "u", "Ü": "u", "Ű": "u",
-})
 _LIST_NUMBER_RE = re.compile(r"^[\s\-–•]*(?:\d+[.)]\s*(?:(?:és|,|-|–)\s+)?)+")
 
 
@@ -207,9 +217,12 @@ def _sha256(text: str) -> str:
 
 
 def _fold_ascii(text: str) -> str:
-    text = unicodedata.normalize("NFC", text).translate(_FOLD).lower()
-    # any other accented letter (õ, û, ä …): strip combining marks
-    text = unicodedata.normalize("NFKD", text)
+    return _strip_accents(text).lower()
+
+
+def _strip_accents(text: str) -> str:
+    """Accents off, case kept: ``Ő`` → ``O``, ``õ`` → ``o`` (any combining mark)."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFC", text))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
@@ -300,6 +313,53 @@ class Catalog:
                 out.append(cand)
         return out
 
+    def resolve(self, written: str) -> str | None:
+        """The catalog id for an id as people write it, or None: the Kódex's own numbering with
+        its final dot (``136.8.``), a lower-case mk letter (``mk:5.11.b``, ``MK:5.11``), an rb7
+        term with its accents (``rb7:regenerálódás``), surrounding spaces or quotes."""
+        s = normalize(str(written)).strip("\"'„”«» ")
+        if s in self.clauses:
+            return s
+        s = s.rstrip(".").strip()
+        if s in self.clauses:
+            return s
+        head, sep, rest = s.partition(":")
+        if sep:
+            head = head.lower()
+            if head == "mk":
+                rest = ".".join(p.upper() if p.isalpha() else p for p in rest.split("."))
+            elif head == "rb7":
+                base, dot, roman = rest.partition(".")
+                rest = slugify(base) + (dot + roman.upper() if dot else "")
+            s = f"{head}:{rest}"
+        return s if s in self.clauses else None
+
+    def search(self, text: str) -> list[Clause]:
+        """The clauses whose id, title or text contains every word of ``text``, accents
+        ignored (``regeneralodas`` finds ``regenerálódás``), in document order. Case is ignored
+        unless ``text`` has a capital letter (smart case: ``Semmi`` finds the zone, ``Semmiből``,
+        not ``semmilyen``)."""
+        query = normalize(text)
+        exact = query != query.lower()
+        words = (_strip_accents(query) if exact else _fold_ascii(query)).split()
+        if not words:
+            return []
+        return [c for c in self if all(w in _folded(c, exact) for w in words)]
+
+    def label(self, cid: str) -> str:
+        """``4.25.0 — Sebződés (4. Alapfogalmak, alapdefiníciók)``: the point's title, else its
+        nearest titled ancestor's below the section, with the section; the section alone when
+        neither has one; an id the catalog does not know says so."""
+        cl = self.get(cid)
+        if cl is None:
+            return f"{cid} (not in the catalog)"
+        sec = section_name(cl)
+        if cl.id == cl.section:
+            return f"{cid} — {cl.title or sec}"
+        title = cl.title or next((self.clauses[a].title for a in self.ancestors(cid)
+                                  if a != cl.section and self.clauses[a].title), None)
+        return f"{cid} — {title} ({sec})" if title else f"{cid} — {sec}"
+
     @staticmethod
     def is_descendant(id: str, prefix: str, *, include_self: bool = False) -> bool:  # noqa: A002
         """True when ``id`` lies under ``prefix`` by whole dotted components.
@@ -313,6 +373,24 @@ class Catalog:
         if p1 != p2 or len(a) < len(b) or a[: len(b)] != b:
             return False
         return include_self or len(a) > len(b)
+
+
+def section_name(cl: Clause) -> str:
+    """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
+    sec = str(cl.section)
+    if sec.isdigit():
+        return f"{sec}. {cl.section_title}"
+    if sec.startswith("mk:"):
+        return f"{sec} {cl.section_title}"
+    return cl.section_title or sec
+
+
+@functools.lru_cache(maxsize=8192)
+def _folded(cl: Clause, exact: bool = False) -> str:
+    """What :meth:`Catalog.search` looks in: the id, title and text, accents folded (and, unless
+    ``exact``, lower-cased)."""
+    hay = normalize(" ".join((cl.id, cl.title or "", cl.text)))
+    return _strip_accents(hay) if exact else _fold_ascii(hay)
 
 
 # --------------------------------------------------------------------------
@@ -470,7 +548,8 @@ def _parse_kodex(path: Path, part: str, findings: list[Finding]) -> list[Clause]
         text = "\n".join(r.body)
         clauses.append(Clause(
             id=r.id, title=r.title, text=text, section=sec,
-            section_title=titles[sec], part=part, source=source, line=r.line,
+            section_title=titles[sec], part=part, source=source, source_id=source_id(source),
+            line=r.line,
             sha256=_sha256(text), supplement=r.supplement,
             kind="title" if "." not in r.id else "clause"))
     return clauses
@@ -663,7 +742,8 @@ def _parse_rb7(path: Path, findings: list[Finding]) -> list[Clause]:
         text = "\n".join(e.paras)
         clauses.append(Clause(
             id=cid, title=e.title, text=text, section="rb7",
-            section_title=RB7_SECTION_TITLE, part="rb7", source=source, line=e.line,
+            section_title=RB7_SECTION_TITLE, part="rb7", source=source,
+            source_id=source_id(source), line=e.line,
             sha256=_sha256(text), supplement=False, kind="rb7"))
     return clauses
 
@@ -780,6 +860,7 @@ def _parse_mk(path: Path, findings: list[Finding]) -> list[Clause]:
         clauses.append(Clause(
             id=p.id, title=p.title, text=text, section=p.top,
             section_title=titles.get(p.top, ""), part="mk", source=source,
+            source_id=source_id(source),
             line=p.line, sha256=_sha256(text), supplement=False, kind="mk"))
     return clauses
 
@@ -803,6 +884,12 @@ def _detect(path: Path) -> str | None:
     if nonempty and _MK_TOP_RE.match(nonempty[0]):
         return "mk"
     return _KNOWN_FILES.get(path.name)
+
+
+def detect_part(path: Path) -> str | None:
+    """The kind of a text by its content: a Kódex part (``II``, ``VI`` …), ``rb7``, ``mk``; the
+    vendored file names as a fallback; None for a file of no known kind."""
+    return _detect(Path(path))
 
 
 def _order(part: str) -> tuple[int, int]:

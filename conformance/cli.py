@@ -3,17 +3,24 @@
 
 Subcommands:
 
-``clauses [--section N] [--part P] [--json]``
+``clauses [--section N] [--part P] [--grep TEXT] [--json]``
     the clause catalog as a table (id, title, section, part, line) or a JSON
-    array of clauses.
+    array of clauses; ``--grep``: the clauses whose title or text contains
+    TEXT, accents ignored (exit 1 when none does).
 ``clause ID [paths…]``
-    one clause: title, section title, source:line, text, and the corpus cases
-    citing it (as ``clause`` or in ``also``) with their file:line.
+    one clause (the id as the Kódex writes it: ``136.8.``, ``mk:5.11.b``):
+    title, section title, source:line, text, and the corpus cases citing it
+    (as ``clause`` or in ``also``) with their file:line; an unknown id gets the
+    nearest ids and, for words, the clauses containing them.
 ``check [paths…]``
     load and validate cases without running them; exit 2 on input errors.
+``explain [paths…|-] [-k PATTERN] [--ruleset NAME] [--all-rulesets] [--json]``
+    what the reference engine does with a situation (a case, ``then`` optional), step by
+    step, each event with the clause that produced it, the final state against ``given``
+    (``conformance.explain``).
 ``run [paths…] [-k PATTERN] [--clause PREFIX] [--impl COMMAND] [--ruleset NAME]
 [--json FILE] [--xfail FILE] [--timeout S] [--max-restarts N] [-q] [--coverage]
-[--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N] [--fail-on-skip]``
+[--junit FILE] [--ndjson FILE|-] [--shard K/N] [--jobs N] [--fail-on-skip] [--compare-rulesets]``
     run cases in-process (reference engine) or through an implementation
     speaking protocol 1 (``--jobs N``: N programs of it, each served a share
     of the cases; the results are the same, in the same order). In-process,
@@ -34,7 +41,9 @@ Subcommands:
     working directory. ``--shard K/N`` runs only the K-th of N slices of the
     selection (a stable hash of each case id: a case keeps its slice when
     unrelated cases are added); an empty slice is exit 2 like any empty
-    selection.
+    selection. An unknown ``--ruleset`` is exit 2 with the list of rulesets.
+    ``--compare-rulesets``: the selection under every ruleset, and the cases
+    whose outcome depends on it (``conformance.readings``).
 ``merge A.json B.json … --json OUT``
     join the results files of one run split with ``--shard`` into one
     (``hkk-results/2``; totals recomputed from the cases). Inputs that
@@ -68,14 +77,18 @@ Subcommands:
     (imported only when used).
 
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
-every ``*.yaml``/``*.yml`` file under it.
+every ``*.yaml``/``*.yml`` file under it. An unknown command gets the nearest
+one (exit 2); each command's ``--help`` ends with examples, its exit statuses
+and what it writes (``EPILOGS``).
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import fnmatch
 import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -209,7 +222,24 @@ def load_cases(paths, catalog=None):
 
 def _print_errors(console: Console, errors: list[str]) -> None:
     for e in errors:
-        console.print(Text(safe_text(e, 2000), style="red"), soft_wrap=True)
+        console.print(Text(safe_text(with_suggestion(e), 2000), style="red"), soft_wrap=True)
+
+
+_UNKNOWN_FIELD_RE = re.compile(r"unknown field '([^']*)'([^;]*); known: ([\w, -]+)$")
+
+
+def with_suggestion(message: str) -> str:
+    """An input error about an unknown field, with the nearest known field it may have meant
+    (``unknown field 'titel' (did you mean 'title'?) …``)."""
+    m = _UNKNOWN_FIELD_RE.search(message)
+    if m is None or "did you mean" in message:
+        return message
+    known = [k.strip() for k in m.group(3).split(",") if k.strip()]
+    near = difflib.get_close_matches(m.group(1), known, n=1)
+    if not near:
+        return message
+    return (message[:m.start()] + f"unknown field '{m.group(1)}' (did you mean '{near[0]}'?)"
+            + message[m.start() + len(f"unknown field '{m.group(1)}'"):])
 
 
 def clause_matches(cid: str, prefix: str) -> bool:
@@ -249,23 +279,12 @@ def select_cases(cases, pattern: str | None = None, clause: str | None = None) -
 
 def clause_label(catalog, cid: str) -> str:
     """``3.18 — <Hungarian title>`` (the section title when the point has none)."""
-    cl = catalog.get(cid) if catalog is not None else None
-    if cl is None:
-        return f"{cid} (not in the catalog)" if catalog is not None else cid
-    sec = _section_name(cl)
-    if cl.title and cl.id != cl.section:
-        return f"{cid} — {cl.title} ({sec})"
-    return f"{cid} — {cl.title or sec}" if cl.id == cl.section else f"{cid} — {sec}"
+    return catalog.label(cid) if catalog is not None else cid
 
 
 def _section_name(cl) -> str:
-    """``4. Alapfogalmak, alapdefiníciók`` for Kódex titles, else the section title."""
-    sec = str(cl.section)
-    if sec.isdigit():
-        return f"{sec}. {cl.section_title}"
-    if sec.startswith("mk:"):
-        return f"{sec} {cl.section_title}"
-    return cl.section_title or sec
+    from conformance.catalog import section_name
+    return section_name(cl)
 
 
 def _short(value, limit: int = 300) -> str:
@@ -385,20 +404,66 @@ def cmd_clauses(args) -> int:
         clauses = [c for c in clauses if str(c.section) == args.section]
     if args.part:
         clauses = [c for c in clauses if str(c.part).lower() == args.part.lower()]
+    if args.grep is not None:
+        found = {c.id for c in catalog.search(args.grep)}
+        clauses = [c for c in clauses if c.id in found]
+        if not clauses:
+            _console(stderr=True).print(Text(safe_text(
+                f"no clause's title or text contains {args.grep!r} (accents ignored; case too, "
+                "unless it has a capital letter)"), style="yellow"), soft_wrap=True)
+            return EXIT_FAIL
     if args.json:
         sys.stdout.write(json.dumps([to_json(c) for c in clauses], ensure_ascii=False,
                                     indent=2) + "\n")
         return EXIT_OK
     console = _console()
-    table = Table(title=f"{len(clauses)} clauses", show_lines=False)
-    for col in ("id", "title", "section", "part", "line"):
+    table = Table(title=f"{len(clauses)} clauses" + (f" containing {args.grep!r}"
+                                                      if args.grep is not None else ""),
+                  show_lines=False)
+    cols = ("id", "title", "section", "part", "line") + (("text",) if args.grep is not None else ())
+    for col in cols:
         table.add_column(col, overflow="fold")
     for c in clauses:
         sec = _section_name(c)
-        table.add_row(escape(c.id), escape(c.title or ""), escape(sec), escape(c.part),
-                      f"{c.source}:{c.line}")
+        row = [escape(c.id), escape(c.title or ""), escape(sec), escape(c.part),
+               f"{c.source}:{c.line}"]
+        if args.grep is not None:
+            row.append(escape(_excerpt(c.text, args.grep)))
+        table.add_row(*row)
     console.print(table)
     return EXIT_OK
+
+
+def _excerpt(text: str, query: str, width: int = 70) -> str:
+    """The words of ``text`` around the first word of ``query`` (accents and case ignored)."""
+    from conformance.catalog import _fold_ascii, normalize
+    flat = normalize(text or "")
+    words = _fold_ascii(normalize(query)).split()
+    at = _fold_ascii(flat).find(words[0]) if words else -1
+    if at < 0:
+        return flat[:width] + ("…" if len(flat) > width else "")
+    start = max(0, at - width // 3)
+    end = min(len(flat), start + width)
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def _unknown_clause(console: Console, catalog, written: str) -> int:
+    """An id the catalog does not know: the nearest ids, and for words the clauses containing
+    them (``kodex clause regenerálódás``)."""
+    console.print(Text(safe_text(f"unknown clause {written}"), style="red"), soft_wrap=True)
+    near = difflib.get_close_matches(str(written).rstrip("."), [c.id for c in catalog], n=5)
+    if near:
+        console.print("did you mean: " + ", ".join(near))
+    if re.search(r"[^\W\d_]{3}", str(written)) and ":" not in str(written):
+        found = catalog.search(written)
+        if found:
+            shown = ", ".join(c.id for c in found[:12]) + (" …" if len(found) > 12 else "")
+            console.print(Text(safe_text(f"{len(found)} clause{'s' if len(found) != 1 else ''} "
+                                         f"contain {written!r}: {shown}"), style="bold"),
+                          soft_wrap=True)
+            console.print(Text(safe_text(f"(all of them: kodex clauses --grep {written!r})"),
+                               style="dim"), soft_wrap=True)
+    return EXIT_INPUT
 
 
 def _case_line(c, role: str | None = None):
@@ -416,14 +481,10 @@ def cmd_clause(args) -> int:
 
     catalog = load_catalog()
     console = _console()
-    cl = catalog.get(args.id)
+    resolved = catalog.resolve(args.id)
+    cl = catalog.get(resolved) if resolved is not None else None
     if cl is None:
-        import difflib
-        near = difflib.get_close_matches(args.id, [c.id for c in catalog], n=5)
-        console.print(Text(f"unknown clause {args.id}", style="red"))
-        if near:
-            console.print("did you mean: " + ", ".join(near))
-        return EXIT_INPUT
+        return _unknown_clause(console, catalog, args.id)
     head = Text(cl.id, style="bold")
     if cl.title:
         head.append(f"  {cl.title}")
@@ -555,6 +616,19 @@ def shard_value(text: str) -> tuple[int, int]:
     if not sep or count < 1 or not 1 <= index <= count or count > 10_000:
         raise argparse.ArgumentTypeError(f"{text!r}: expected K/N, 1 ≤ K ≤ N ≤ 10000 (e.g. 2/4)")
     return index, count
+
+
+def ruleset_value(text: str) -> str:
+    """``--ruleset NAME``: a ruleset of the kit (model/rulesets/); an unknown one is a usage
+    error (exit 2) naming the known ones, not a run that skips every case."""
+    from model.ruleset import available_rulesets
+    names = available_rulesets()
+    if text in names:
+        return text
+    near = difflib.get_close_matches(text, names, n=1)
+    raise argparse.ArgumentTypeError(
+        f"unknown ruleset {text!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+        + f"; the rulesets: {', '.join(names)}")
 
 
 def jobs_value(text: str) -> int:
@@ -797,6 +871,64 @@ def cmd_merge(args) -> int:
     return merged_exit_code(merged)
 
 
+def cmd_explain(args) -> int:
+    from conformance import explain
+    if not args.paths and not args.k:
+        _console(stderr=True).print(Text(
+            "kodex explain: name a situation: a case file (with -k ID to pick a case), -k ID in "
+            "the corpus, or - for YAML on standard input", style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
+    return explain.command(args.paths, k=args.k, ruleset=args.ruleset,
+                           all_rulesets=args.all_rulesets, as_json=args.json,
+                           select=select_cases, safe_text=safe_text,
+                           print_errors=lambda errors: _print_errors(_console(stderr=True), errors))
+
+
+def cmd_compare_rulesets(args) -> int:
+    """``kodex run --compare-rulesets``: the cases whose outcome depends on the ruleset."""
+    from conformance import readings
+    from conformance.runner import DEFAULT_TIMEOUT, run_cases
+    from model.engine import available_rulesets
+    console = _console()
+    if args.ruleset or args.xfail or args.shard or args.junit or args.ndjson:
+        console.print(Text("kodex run: --compare-rulesets runs every ruleset; it takes none of "
+                           "--ruleset, --xfail, --shard, --junit, --ndjson", style="bold red"))
+        return EXIT_INPUT
+    catalog = _catalog_or_none()
+    all_cases, errors = load_cases(args.paths, catalog=catalog)
+    _print_errors(console, errors)
+    cases = select_cases(all_cases, args.k, args.clause)
+    if not cases:
+        console.print(Text(f"NOTHING TO RUN: the selection ({_selection_words(args)}) matches no "
+                           "case", style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
+    impl = None
+    if args.impl:
+        impl, _reason = _open_impl(args.impl, args.timeout, console,
+                                   max_restarts=args.max_restarts, jobs=args.jobs or 1)
+        if impl is None:
+            return EXIT_UNAVAILABLE
+    try:
+        from conformance.parallel import default_jobs
+        jobs = args.jobs or (1 if impl is not None else default_jobs(len(cases)))
+        data = readings.compare(cases, available_rulesets(), lambda cs, name: run_cases(
+            cs, ruleset=name, impl=impl, progress=False, timeout=args.timeout or DEFAULT_TIMEOUT,
+            jobs=jobs))
+    finally:
+        if impl is not None:
+            impl.close()
+    readings.render(data, console, safe_text)
+    if args.json:
+        from conformance import atomicio
+        atomicio.write_json(args.json, data)
+        console.print(Text(f"comparison written to {args.json}", style="dim"))
+    return EXIT_INPUT if errors else EXIT_OK
+
+
+def _run_or_compare(args) -> int:
+    return cmd_compare_rulesets(args) if args.compare_rulesets else cmd_run(args)
+
+
 def cmd_report(args) -> int:
     from reports.html.site import command
     return command(args.results, args.out, prove=args.prove, amendment=args.amendment,
@@ -811,6 +943,8 @@ def cmd_amend(args) -> int:
             argv += [flag, value]
     for path in args.corpus or []:
         argv += ["--corpus", path]
+    if args.apply:
+        argv.append("--apply")
     return amendment.main(argv)
 
 
@@ -838,6 +972,76 @@ def _delegate(name: str, argv: list[str]) -> int:
 # --------------------------------------------------------------------------
 # the parser
 
+# each command's help ends with examples, its exit statuses and what it writes
+EPILOGS = {
+    "clauses": """examples:
+  kodex clauses --section 136             the points of title 136
+  kodex clauses --grep regenerálódás      clauses whose title or text says it (accents ignored)
+  kodex clauses --grep Semmi --part II    a capital letter makes the search case-sensitive
+  kodex clauses --findings                the quirks of the vendored texts
+exit status: 0 listed; 1 --grep found nothing; 2 bad usage. Writes nothing.""",
+    "clause": """examples:
+  kodex clause 4.8.4                      the text, the code that implements it, the cases citing it
+  kodex clause 136.8.                     as the Kódex writes it (final dot), mk:5.11.b, rb7:regenerálódás
+  kodex clause regenerálódás              not an id: the clauses whose text contains it
+exit status: 0 shown; 2 unknown clause (with the nearest ids). Writes nothing.""",
+    "check": """examples:
+  kodex check                             the whole corpus
+  kodex check my-cases.yaml               one file: file, line and field of every error
+exit status: 0 every case valid; 2 input errors. Writes nothing.""",
+    "run": """examples:
+  kodex run -q                            the corpus on the reference engine, failures only
+  kodex run --clause 4.8 -k void          a selection
+  kodex run --impl "./my-engine --stdio" --xfail my-xfail.txt --json reports/runs/mine.json
+  kodex run --ruleset kodex-mk            under another reading of the conflicts register
+  kodex run --compare-rulesets            the cases whose outcome depends on the ruleset
+exit status: 0 every case that ran passed (at least one tested); 1 a fail, error, timeout or
+  xpass; 2 invalid input (a case file's errors, a selection or xfail entry matching no case, a bad
+  option, an unknown ruleset); 3 the implementation unusable or given up (cases NOT RUN);
+  4 nothing tested (every case skipped). --compare-rulesets: 0 compared, 2 invalid input.
+writes: --json FILE (hkk-results/2; with --impl its stderr beside it, FILE.stderr.log, else
+  reports/runs/<name>.stderr.log), --junit FILE, --ndjson FILE, --coverage: reports/coverage.*""",
+    "explain": """examples:
+  kodex explain -k 136.8/regeneration     a corpus case, step by step, each event with its clause
+  kodex explain situation.yaml            a case file; then may be left out
+  kodex explain - < situation.yaml        YAML on standard input: a case, or just given and when
+  kodex explain -k 4.15.1 --all-rulesets  where the readings of the conflicts register disagree
+  kodex explain situation.yaml --json     hkk-explain/1 for tools
+exit status: 0 explained (and every then given holds); 1 a then does not hold; 2 bad input (file,
+  YAML, case, -k matching nothing, unknown ruleset). Writes nothing.""",
+    "serve": """example:
+  kodex run --impl "kodex serve"           the reference engine through the protocol
+exit status: 0 after bye or the end of input. Writes nothing.""",
+    "coverage": """examples:
+  kodex coverage                          the corpus's clause coverage per Kódex title
+  kodex coverage --results reports/runs/mine.json   with an implementation's own pass rates
+exit status: 0 written; 1 a results file without cases; 2 input errors.
+writes: coverage.md and coverage.json in --out (default reports/ of the working directory)""",
+    "diff": """example:
+  kodex diff reports/runs/old.json reports/runs/new.json
+exit status: 0 no regression; 1 a regression (a pass became a fail, error, timeout or xfail);
+  2 an unreadable file; 3 passes lost only to skips or cases not run. --json: the comparison.""",
+    "merge": """example:
+  kodex merge results-*.json --json results.json      join the slices of kodex run --shard K/N
+exit status: as kodex run for the merged cases (0, 1, 3, 4); 2 inputs that overlap or disagree
+  (nothing written). writes: --json OUT""",
+    "report": """examples:
+  kodex report --results reports/runs/reference.json --out reports/site
+  kodex report --results reports/runs/reference.json --results reports/runs/mine.json \\
+      --prove reports/prove.json --amendment reports/amendment.json --out reports/site
+exit status: 0 written; 1 written, but a results file has no case; 2 unusable input (named;
+  nothing written). writes: the site into --out, replaced whole (built beside it, then swapped in)""",
+    "amend": """examples:
+  kodex amend ~/kodex-2027/               what the amended texts change, and what to review
+  kodex amend ~/kodex-2027/ --apply       also rewrite clause:/also: of the cases after a renumbering
+exit status: 0 nothing cited changed; 1 review needed (a cited clause changed, moved or was
+  removed, a number in a ruleset changed, a source still states the old rule, a clause added that
+  no case covers); 2 bad input (a missing or unreadable file, a document matching no vendored
+  text, a file that is not a regular file or too large).
+writes: amendment.md and amendment.json in --out (default reports/ of the working directory);
+  --apply: the corpus's case files (clause:/also: lines only)""",
+}
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kodex", description="The executable rulebook of "
                                 "Hatalom Kártyái: catalog, corpus, runner, protocol, coverage.")
@@ -849,10 +1053,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="a JSON array instead of a table")
     s.add_argument("--findings", action="store_true",
                    help="list the quirks of the source instead (duplicates, gaps, repeated ids, …)")
+    s.add_argument("--grep", metavar="TEXT",
+                   help="only the clauses whose title or text contains TEXT (every word of it; "
+                        "accents ignored, case too unless TEXT has a capital letter)")
     s.set_defaults(func=cmd_clauses)
 
     s = sub.add_parser("clause", help="show one clause and the cases citing it")
-    s.add_argument("id")
+    s.add_argument("id", help="a clause id as the Kódex writes it: 136.8, 136.8., mk:5.11.b, "
+                              "rb7:regeneralodas")
     s.add_argument("paths", nargs="*", help="case files or directories (default: the corpus)")
     s.set_defaults(func=cmd_clause)
 
@@ -865,7 +1073,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", metavar="PATTERN", help="substring or glob on case id or title")
     s.add_argument("--clause", metavar="PREFIX", help="cases citing this clause or one under it")
     s.add_argument("--impl", metavar="COMMAND", help="run through an implementation (protocol 1)")
-    s.add_argument("--ruleset", metavar="NAME", help="run under this ruleset only")
+    s.add_argument("--ruleset", metavar="NAME", type=ruleset_value,
+                   help="run under this ruleset only")
     s.add_argument("--json", metavar="FILE", help="write the results JSON (hkk-results/1)")
     s.add_argument("--xfail", metavar="FILE", help="expected failures of the implementation")
     s.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case)")
@@ -888,17 +1097,34 @@ def build_parser() -> argparse.ArgumentParser:
                         "share of the cases (default 1); in-process: run the cases in N worker "
                         "processes (default: one per core, at most 8, for 256 cases or more; "
                         "else 1). The results are the same")
-    s.set_defaults(func=cmd_run)
+    s.add_argument("--compare-rulesets", action="store_true",
+                   help="run the selection under every ruleset and list the cases whose outcome "
+                        "depends on it (reading differences); --json FILE writes the comparison")
+    s.set_defaults(func=_run_or_compare)
+
+    s = sub.add_parser("explain", help="what the reference engine does with a situation, step "
+                       "by step, and which clause decided each thing")
+    s.add_argument("paths", nargs="*", help="case files or directories, or - for YAML on standard "
+                   "input (a case file, one case, or just given and when; then may be left out)")
+    s.add_argument("-k", metavar="PATTERN", help="only the cases whose id or title matches "
+                   "(substring or glob); without paths, in the corpus")
+    s.add_argument("--ruleset", metavar="NAME", type=ruleset_value,
+                   help="explain under this ruleset (default: the case's own, else kodex)")
+    s.add_argument("--all-rulesets", action="store_true",
+                   help="also run it under every ruleset and show where the readings disagree")
+    s.add_argument("--json", action="store_true", help="one JSON object (hkk-explain/1) on stdout")
+    s.set_defaults(func=cmd_explain)
 
     s = sub.add_parser("serve", help="speak protocol 1 on stdin/stdout with the reference engine")
-    s.add_argument("--ruleset", metavar="NAME", help="ruleset for runs that name none")
+    s.add_argument("--ruleset", metavar="NAME", type=ruleset_value,
+                   help="ruleset for runs that name none")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("coverage", help="clause coverage per Kódex title and part")
     s.add_argument("paths", nargs="*")
     s.add_argument("--impl", metavar="COMMAND", help="run the corpus through this implementation")
     s.add_argument("--results", metavar="FILE", help="use a results JSON instead of running")
-    s.add_argument("--ruleset", metavar="NAME", help=argparse.SUPPRESS)
+    s.add_argument("--ruleset", metavar="NAME", type=ruleset_value, help=argparse.SUPPRESS)
     s.add_argument("--timeout", metavar="S", type=timeout_value, help=argparse.SUPPRESS)
     s.add_argument("--out", metavar="DIR", default="reports",
                    help="where coverage.md and coverage.json go (default: reports)")
@@ -931,8 +1157,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("amend", help="what an amended Kódex changes; the cases and code to review")
-    s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (file names as "
-                   "conformance/kodex/; a missing file is unchanged)")
+    s.add_argument("new_dir", metavar="NEW_DIR", help="the amended documents (any file names: "
+                   "each is matched to the text it amends by content; a text without an "
+                   "amended copy is unchanged)")
     s.add_argument("--base", metavar="DIR", help="the documents before (default: conformance/kodex)")
     s.add_argument("--json", metavar="FILE", help="also write the JSON (hkk-amendment/1) to FILE; "
                    "'-': to stdout instead of the summary")
@@ -940,6 +1167,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: reports)")
     s.add_argument("--corpus", metavar="PATH", action="append",
                    help="case files or directories (default: the corpus); repeatable")
+    s.add_argument("--apply", action="store_true",
+                   help="rewrite clause:/also: of the cases citing a renumbered clause")
     s.set_defaults(func=cmd_amend)
 
     for name in DELEGATED:
@@ -951,7 +1180,40 @@ def build_parser() -> argparse.ArgumentParser:
                            add_help=False)
         s.add_argument("rest", nargs=argparse.REMAINDER)
         s.set_defaults(func=lambda a, n=name: _delegate(n, a.rest))
+    for name, parser in sub.choices.items():
+        if name in EPILOGS:
+            parser.epilog = EPILOGS[name]
+            parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = ("examples:\n  kodex run -q                      the corpus on the reference engine\n"
+                "  kodex explain -k 136.8/         what happens, and which clause says so\n"
+                "  kodex clauses --grep regenerálódás\n"
+                "  kodex COMMAND --help            each command's options, examples and exit codes")
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     return p
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []  # pragma: no cover
+
+
+def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
+    """``kodex rnu``: exit 2 with the nearest command and the list (None: a known command)."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    names = _commands(parser)
+    if argv[0] in names:
+        return None
+    near = difflib.get_close_matches(argv[0], names, n=1, cutoff=0.5)
+    console = _console(stderr=True)
+    console.print(Text(safe_text(f"kodex: unknown command {argv[0]!r}"
+                                 + (f"; did you mean 'kodex {near[0]}'?" if near else "")),
+                       style="bold red"), soft_wrap=True)
+    console.print(Text("commands: " + ", ".join(names) + " (kodex --help)", style="dim"),
+                  soft_wrap=True)
+    return EXIT_INPUT
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -959,6 +1221,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in DELEGATED:
         return _delegate(argv[0], argv[1:])
     parser = build_parser()
+    unknown = _unknown_command(parser, argv)
+    if unknown is not None:
+        return unknown
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors are 2, --help is 0

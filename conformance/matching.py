@@ -26,7 +26,8 @@ refusal clauses of docs/spec/hkk-refusals.md:
 * ``result``: ``ongoing``, ``{winner: A}`` or ``{draw: true}``.
 
 :func:`observed_view` builds what ``then`` is matched against;
-:func:`first_difference` returns the first :class:`Difference` (or None).
+:func:`first_difference` returns the first :class:`Difference` (or None),
+:func:`all_differences` every one (each field of ``then`` on its own).
 Paths are JSON pointers (``/players/A/hp``).
 """
 from __future__ import annotations
@@ -34,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Difference", "observed_view", "first_difference", "clause_matches", "matches",
-           "accepted_clauses", "step_verbs"]
+__all__ = ["Difference", "observed_view", "first_difference", "all_differences", "clause_matches",
+           "matches", "accepted_clauses", "step_verbs"]
 
 
 class _Missing:
@@ -367,3 +368,63 @@ def first_difference(then: dict, observed: dict, n_steps: int,
         if d is not None:
             return d
     return None
+
+
+def all_differences(then: dict, observed: dict, n_steps: int) -> list[Difference]:
+    """Every way ``observed`` fails ``then``, not only the first: the refusal, then each field
+    of ``then`` down to its leaves (a mapping's keys one by one; a list, ``result`` and each
+    pattern of ``no_events`` as a whole), and each expected event: the first one missing in
+    order, then every later one that occurs nowhere. Empty exactly when
+    :func:`first_difference` is None."""
+    then = then or {}
+    out: list[Difference] = []
+    d = _match_error(then.get("error"), observed, n_steps)
+    if d is not None:
+        out.append(d)
+    for key, exp in then.items():
+        if key == "error":
+            continue
+        if key == "events":
+            expected = list(exp or [])
+            actual = observed.get("events", MISSING)
+            d = _match_events(expected, actual)
+            if d is not None:
+                out.append(d)
+                first = int(d.path.rsplit("/", 1)[1]) if d.path.startswith("/events/") else 0
+                for k in range(first + 1, len(expected)):
+                    if isinstance(actual, list) and not any(
+                            _match(expected[k], ev, "") is None for ev in actual):
+                        out.append(Difference(_join("/events", k), expected[k], MISSING,
+                                              f"expected event #{k} does not occur"))
+        elif key == "no_events":
+            for k, pat in enumerate(exp or []):
+                d = _match_no_events([pat], observed.get("events", MISSING))
+                if d is not None:
+                    out.append(Difference(_join("/no_events", k), d.expected, d.actual, d.message))
+        elif key == "result":
+            act = observed.get("result", MISSING)
+            d = _match(exp, act, "/result")
+            if d is not None:
+                out.append(Difference("/result", exp, act, d.message or "another result"))
+        elif key not in observed:
+            if exp is not None:
+                out.append(Difference(_join("", key), exp, MISSING, "absent from the returned state"))
+        else:
+            _leaves(exp, observed[key], _join("", key), out)
+    return out
+
+
+def _leaves(expected: Any, actual: Any, path: str, out: list[Difference]) -> None:
+    """The differences under one field of ``then``, a mapping's keys each on their own."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key, exp in expected.items():
+            if isinstance(exp, dict) and isinstance(actual.get(key), dict):
+                _leaves(exp, actual[key], _join(path, key), out)
+            else:
+                d = _match({key: exp}, actual, path)
+                if d is not None:
+                    out.append(d)
+        return
+    d = _match(expected, actual, path)
+    if d is not None:
+        out.append(d)

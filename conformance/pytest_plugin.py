@@ -402,3 +402,9 @@ class LoadFailureItem(pytest.Item):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "kodex_case: a case of the HKK conformance corpus")
+    name = config.getoption("kodex_ruleset", None)
+    if name:                 # an unknown ruleset is a usage error, not a run that skips every case
+        from model.ruleset import available_rulesets
+        if name not in available_rulesets():
+            raise pytest.UsageError(f"--kodex-ruleset: unknown ruleset {name!r}; the rulesets: "
+                                    + ", ".join(available_rulesets()))

@@ -50,3 +50,21 @@ def code_citations(model_dir: Path = MODEL_DIR) -> dict[str, list[tuple[str, int
 
 def modules_for(clause_id: str) -> list[tuple[str, int]]:
     return code_citations().get(clause_id, [])
+
+
+_PARAGRAPH_RE = re.compile(r"\n\s*\n|\n\s*(?=- )")
+
+
+@lru_cache(maxsize=None)
+def cited_together(model_dir: Path = MODEL_DIR) -> tuple[frozenset[str], ...]:
+    """The sets of clause ids one docstring paragraph (or list item) of model/ cites together:
+    the engine's own word that those clauses speak of one rule (``- regeneration: 136.6 …,
+    136.7 …, rb7:regeneralodas``). ``kodex amend`` reads a clause's neighbours from them."""
+    out = []
+    for path in sorted(model_dir.glob("*.py")):
+        for doc, _line in _docstrings(path):
+            for para in _PARAGRAPH_RE.split(doc):
+                ids = frozenset(cited_ids(para))
+                if len(ids) > 1:
+                    out.append(ids)
+    return tuple(out)

@@ -945,6 +945,29 @@ def _code(names) -> str:
     return ", ".join(f"`{n}`" for n in names) if names else "—"
 
 
+# the `clause` of every event: an addition of the reference engine (change 23 of hkk-versions.md)
+EVENT_CLAUSE_DOC = """
+### The `clause` of an event
+
+An addition (change 23 of [hkk-versions.md](hkk-versions.md)): the reference
+engine gives every event the clauses that produced it, so that a judge can read
+why it happened (`kodex explain`). `clauses` lists them (ids of the catalog:
+`kodex clause ID`), the rule that named itself first; on an event whose row
+above does not list `clause`, `clause` is the first of them (a card moved from
+the table to the Void by an effect: `clause: "97.0"`, `clauses: ["97.0",
+"4.16.2"]`). The events whose row lists `clause` keep the meaning given there
+(the clause that stopped, prevented or decided something, present where such a
+rule named it): a poison counter put on in the preparation phase is
+`counter_added` with `clauses: ["121.1"]` and no `clause`; a conflict the
+priority order leaves undecided (`unresolved: true`) has no `clause` and
+`clauses` names the order that left it undecided (`102` or `mk:5.10`).
+
+An implementation **need not send** `clauses`, nor `clause` where the table
+above does not list it, and no case can require them (`kodex check` rejects a
+field an event does not list; `clauses` is no event's field).
+"""
+
+
 def render_doc() -> str:
     parts = [_DOC_INTRO]
     parts.append("\n## Card kinds\n\n" + _table(("kind", "meaning"),
@@ -980,6 +1003,7 @@ def render_doc() -> str:
                           ((f"`{k}`", _code(v.required),
                             _code([f for f in v.fields if f not in v.required]), v.meaning)
                            for k, v in EVENTS.items())))
+    parts.append(EVENT_CLAUSE_DOC)
     parts.append("\n## `moved.cause`\n\n" + _table(("cause", "when"), (
         (f"`{k}`", m) for k, m in MOVE_CAUSES.items())))
     parts.append("\n### Per verb\n\n" + _table(("verb", "cause"), (

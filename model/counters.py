@@ -123,7 +123,7 @@ def preparation_counters(g: Game, player: str) -> None:
             g.emit("counter_added", card=card.id, counter="poison", count=1)
             hp = stats.current_hp(st, card, g.rules)
             if hp is not None and card.counters["poison"] >= hp:
-                g.emit("died", card=card.id)
+                g.emit("died", card=card.id, clause="121.1")
                 move_card(g, card.id, "graveyard", Cause("destroy", counter="poison"))
                 continue
         if card.counter("fading") and works(card, "fading"):                            # 122.1

@@ -11,6 +11,7 @@ import random
 from typing import Any, NoReturn
 
 from .errors import InputProblem, Refusal
+from .event_clauses import stamp
 from .ruleset import Ruleset
 from .state import PLAYERS, Card, Player, State
 
@@ -39,10 +40,13 @@ class Game:
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:
+        """Record an event; the clause that produced it, when the call names none, comes from
+        the registry (model/event_clauses.py)."""
         ev = {"event": event}
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
+        stamp(ev)
         self.events.append(ev)
         if self.watch is not None:
             self.watch.saw(ev)

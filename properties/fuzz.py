@@ -457,6 +457,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stderr", metavar="FILE", help="the implementation's stderr log "
                                                     "(default reports/runs/<name>.stderr.log)")
     p.add_argument("-q", "--quiet", action="store_true")
+    p.epilog = ("examples:\n  kodex fuzz --examples 2000          random play against the invariants\n"
+                "  kodex fuzz --examples 500 --impl \"./my-engine --stdio\"   differences from the "
+                "reference, shrunk to a case file in reports/fuzz/\n"
+                "exit status: 0 nothing found; 1 a violation or a difference; 2 bad usage or an "
+                "implementation that cannot be started.\n"
+                "Each phase is said on stderr as it starts and every few seconds while it runs "
+                "(-q: not).")
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     return p
 
 
@@ -509,6 +517,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"known: {', '.join(ALL_VERBS)}[/red]")
             return 2
     games = args.games if args.games is not None else max(1, args.examples // 10)
+    from .progress import Progress
+    progress = Progress("fuzz", enabled=not args.quiet)
     started = time.monotonic()
     findings: list[Finding] = []
     rows: list[tuple[str, str, str]] = []
@@ -540,8 +550,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              if client.profile_declared else ""))
         try:
             stats: dict = {}
-            f = fuzz_properties(cfg, verbs=verbs, only=only, client=client, max_steps=args.steps,
-                                seed_value=hyp_seed, stats=stats, min_deck=args.min_deck)
+            with progress.phase(f"random cases against {args.impl}",
+                                lambda: f"{stats.get('examples', 0)} cases"):
+                f = fuzz_properties(cfg, verbs=verbs, only=only, client=client,
+                                    max_steps=args.steps, seed_value=hyp_seed, stats=stats,
+                                    min_deck=args.min_deck)
             name = client.name
         finally:
             client.close()
@@ -556,22 +569,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         if games:
             dstats: dict = {}
-            fs = fuzz_driver(games, args.game_steps, seed_value, only=only, stats=dstats)
+            with progress.phase(f"the legal-play driver, {games} games",
+                                lambda: f"{dstats.get('games', 0)} games"):
+                fs = fuzz_driver(games, args.game_steps, seed_value, only=only, stats=dstats)
             findings.extend(fs)
             rows.append(("legal-play driver", f"{dstats['games']} games / {dstats['steps']} steps",
                          f"{len(fs)} violation(s)" if fs else "ok"))
         n_random = args.random_cases if args.random_cases is not None else args.examples
         if n_random:
             rstats: dict = {}
-            fs = fuzz_random_cases(n_random, seed_value, verbs=verbs, only=only, max_steps=args.steps,
-                                   min_deck=args.min_deck, stats=rstats, shrink=not args.no_shrink)
+            with progress.phase(f"{n_random} random cases (seeded)",
+                                lambda: f"{rstats.get('cases', 0)} cases"):
+                fs = fuzz_random_cases(n_random, seed_value, verbs=verbs, only=only,
+                                       max_steps=args.steps, min_deck=args.min_deck, stats=rstats,
+                                       shrink=not args.no_shrink)
             findings.extend(fs)
             rows.append(("random cases (seeded)", f"{rstats['cases']} cases / {rstats['steps']} steps",
                          f"{len(fs)} violation(s)" if fs else "ok"))
         if not args.no_property:
             pstats: dict = {}
-            f = fuzz_properties(cfg, verbs=verbs, only=only, max_steps=args.steps,
-                                seed_value=hyp_seed, stats=pstats, min_deck=args.min_deck)
+            with progress.phase(f"random cases (Hypothesis, up to {cfg.max_examples})",
+                                lambda: f"{pstats.get('examples', 0)} cases"):
+                f = fuzz_properties(cfg, verbs=verbs, only=only, max_steps=args.steps,
+                                    seed_value=hyp_seed, stats=pstats, min_deck=args.min_deck)
             if f is not None:
                 findings.append(f)
             rows.append(("random cases (Hypothesis)",
@@ -579,7 +599,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "violation" if f else "ok"))
         if not args.no_machine:
             mcfg = settings(cfg, max_examples=max(1, cfg.max_examples // 2))
-            f = fuzz_machine(mcfg, only=only, seed_value=hyp_seed)
+            with progress.phase(f"the state machine, {mcfg.max_examples} runs"):
+                f = fuzz_machine(mcfg, only=only, seed_value=hyp_seed)
             if f is not None:
                 findings.append(f)
             rows.append(("state machine", f"{mcfg.max_examples} runs", "violation" if f else "ok"))

@@ -255,11 +255,15 @@ def collect(
     include_number_setting: bool = True,
     max_effects: int = MAX_EFFECTS,
     counterexample_dir: Path | str | None = None,
+    progress: Any = None,
 ) -> dict[str, Any]:
     """Run every check; returns the report (``checks`` are ``Check`` objects). ``max_effects``
     bounds the effect combinations of the number and replacement rows (0: none of those rows);
     their counterexamples go to ``counterexample_dir`` (default
-    ``reports/prove-counterexamples``)."""
+    ``reports/prove-counterexamples``). ``progress``: a properties.progress.Progress that says
+    which phase runs (default: silent)."""
+    from .progress import Progress
+    progress = progress if progress is not None else Progress("prove", enabled=False)
     t0 = time.perf_counter()
     if policies is None:
         policies = [compile_policy(n) for n in policy_names()]
@@ -267,7 +271,8 @@ def collect(
     checks: list[Check] = []
     gaps, equivalence, flat = [], {}, None
     for pol in policies:
-        res = check_policy(pol, frozenset(allow))
+        with progress.phase(f"the priority order of {pol.name} (Z3)"):
+            res = check_policy(pol, frozenset(allow))
         checks += res["checks"]
         equivalence[pol.name] = res["equivalence"]
         for g in sorted(res["gaps"], key=lambda g: g.id):
@@ -297,11 +302,16 @@ def collect(
         for pol in policies:
             if pol.name not in PROCEDURES:
                 continue
-            n_counts, n_checks = check_numbers(pol.name, out_dir=cx_dir, allowlist=frozenset(allow),
-                                               max_effects=max_effects)
-            r_counts, r_checks = check_replacement(pol.name, out_dir=cx_dir, allowlist=frozenset(allow),
-                                                   max_effects=max_effects)
-            c_counts, c_checks = check_costs(pol.name, out_dir=cx_dir, max_effects=max_effects)
+            with progress.phase(f"numbers under {pol.name}, every combination of up to "
+                                f"{max_effects} effects"):
+                n_counts, n_checks = check_numbers(pol.name, out_dir=cx_dir,
+                                                   allowlist=frozenset(allow), max_effects=max_effects)
+            with progress.phase(f"costs under {pol.name} (99.7, never below 0)"):
+                c_counts, c_checks = check_costs(pol.name, out_dir=cx_dir, max_effects=max_effects)
+            with progress.phase(f"replacements under {pol.name} (mk:5.12.C)"):
+                r_counts, r_checks = check_replacement(pol.name, out_dir=cx_dir,
+                                                       allowlist=frozenset(allow),
+                                                       max_effects=max_effects)
             effect_checks += n_checks + c_checks + r_checks
             effects[pol.name] = {"numbers": n_counts, "costs": c_counts, "replacement": r_counts}
             effect_gaps |= set(n_counts["gap_ids"]) | set(r_counts["gap_ids"])
@@ -312,7 +322,8 @@ def collect(
     stale = sorted(i for i in allow if i.split("/")[0] in checked and i not in found)
     number_setting = None
     if include_number_setting:
-        number_setting, ns_checks = number_setting_findings()
+        with progress.phase("setting numbers (mk:5.11)"):
+            number_setting, ns_checks = number_setting_findings()
         checks += ns_checks
     checks += effect_checks
     exit_code = 1 if any(c.failed for c in checks) else 0
@@ -491,9 +502,12 @@ def run_prove(
     table: Mapping[str, Any] | None = None,
     console: Any = None,
     max_effects: int = MAX_EFFECTS,
+    quiet: bool = False,
 ) -> int:
     """Run all checks, print the table, write ``prove.md``/``prove.json`` into ``out_dir``
-    (and the JSON also to ``json_path``); returns the exit code."""
+    (and the JSON also to ``json_path``); returns the exit code. Each phase is said on
+    stderr as it starts and every few seconds while it runs, unless ``quiet``."""
+    from .progress import Progress
     names = policy_names(table) if table is not None else policy_names()
     if policy is not None:
         if policy not in names:
@@ -505,7 +519,8 @@ def run_prove(
     out = Path(out_dir)
     report = collect(policies, allowlist=allow, include_number_setting=policy in (None, "mk-5.10"),
                      max_effects=max_effects if table is None else 0,
-                     counterexample_dir=out / COUNTEREXAMPLES)
+                     counterexample_dir=out / COUNTEREXAMPLES,
+                     progress=Progress("prove", enabled=not quiet))
     _print_table(report, console)
     data = to_json(report)
     # atomically, as a pair (prove.md names the SHA-256 of prove.json): an interrupt
@@ -525,9 +540,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-effects", metavar="N", type=int, default=MAX_EFFECTS,
                     help=f"effects per combination in the number and replacement rows (default {MAX_EFFECTS}; "
                          "0 skips those rows); counterexamples go to DIR/prove-counterexamples/")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    ap.epilog = ("examples:\n  kodex prove                       every policy; reports/prove.md and .json\n"
+                 "  kodex prove --policy mk-5.10 --json p.json\n"
+                 "exit status: 0 every property holds (known gaps allowed); 1 a failing property or a new "
+                 "gap; 2 bad usage (an unknown policy).\n"
+                 "Each phase is said on stderr as it starts and every few seconds while it runs (-q: not).")
+    ap.formatter_class = argparse.RawDescriptionHelpFormatter
     args = ap.parse_args(list(argv) if argv is not None else None)
     return run_prove(Path(args.out_dir), policy=args.policy, json_path=args.json, allowlist_path=args.allowlist,
-                     max_effects=args.max_effects)
+                     max_effects=args.max_effects, quiet=args.quiet)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,17 @@
 """What an amendment of the Kódex changes and which cases, code and registers it breaks.
 
-``kodex amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH ...]``
+``kodex amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH ...] [--apply]``
 
-NEW_DIR holds an amended copy of the vendored documents (the file names of
-``conformance/kodex/``); a base file missing from NEW_DIR is unchanged. A file
-of NEW_DIR that the base does not have is read as a further source. The two
-catalogs (``conformance.catalog``) are compared by clause id and by the
-sha256 of the normalised text:
+NEW_DIR holds amended copies of the vendored documents under any file names:
+each is matched to the text it amends by its content (Kódex part II or VI,
+the 7th-edition rulebook, the M.A.G.U.S. rules: ``conformance.catalog.detect_part``)
+and keeps that text's source id; a base text without a copy is unchanged; a
+copy of a kind the base does not have is read as a further source. A document
+of no known kind, two copies of one text, or an entry that is not a regular
+file of at most MAX_DOCUMENT_BYTES is bad input (one line each): nothing is
+compared then, so no amendment is silently lost. The two catalogs
+(``conformance.catalog``) are compared by clause id and by the sha256 of the
+normalised text:
 
 * ``changed``: same id, different text (with a word-level ``difflib`` diff of
   the Hungarian text);
@@ -26,6 +31,18 @@ untestable entries (``conformance/untestable/*.yaml``) and the entries of the
 conflicts register (``conformance/conflicts.yaml``) that name it. For every
 added clause whether anything covers it yet. And the parse findings of the
 new catalog that the base did not have (and those it no longer has).
+
+Beyond the clauses: the **numbers** of the ruleset and data files under
+``model/`` traced to a clause by their comment (``regeneration_per_turn: 4  #
+136.7``, ``conformance.rule_numbers``) whose clause no longer states that
+number (or was renumbered); the **other sources that still state the old
+rule** — a clause cited together with the changed one (by a case, an engine
+docstring paragraph or the conflicts register) that still says the old number
+with the same unit (rb7's "max. 4 ÉP" when 136.7 now says 5), each with a
+suggested conflicts-register entry; the expectations (``then``) that name a
+renumbered or removed clause; and the **next steps**, in order. ``--apply``
+rewrites the ``clause:`` / ``also:`` of the cases citing a renumbered clause
+(:func:`apply_renumbering`: every file checked before any is written).
 
 JSON shape (schema ``hkk-amendment/1``)::
 
@@ -58,6 +75,12 @@ JSON shape (schema ``hkk-amendment/1``)::
                 "code": [{"file", "line", "how", "clauses"}],
                 "untestable": [{"file", "clause", "reason"}],
                 "conflicts": [{"id", "clauses"}]},
+     "numbers": [{"file", "line", "key", "value", "clause", "now_clause", "was", "now",
+                  "renumbered"?}],
+     "still_old": [{"clause", "title", "source", "line", "says", "old", "changed", "now",
+                    "suggested_conflict"}],
+     "then_references": [{"case", "file", "line", "at", "clause", "to"}],
+     "next_steps": [text], "applied"?: [{"file", "line", "case", "field", "from", "to"}],
      "exit": 0 | 1}
 
     IMPACT = {"cases": [{"id", "role": clause|also, "file", "line", "title"}],
@@ -66,10 +89,13 @@ JSON shape (schema ``hkk-amendment/1``)::
               "conflicts": [{"id", "summary", "where"}]}
 
 Exit status: 0 when no changed, moved or removed clause is cited by a case,
-the code, an untestable entry or the conflicts register (added clauses, title
+the code, an untestable entry or the conflicts register, no ruleset number and
+no other source is left behind and every added clause is covered (title
 changes and new findings are reported but need no review); 1 when something
-cited must be reviewed; 2 on bad input (a missing directory, a NEW_DIR without
-any ``*.txt`` document, a document that is not UTF-8, a missing corpus path).
+must be reviewed; 2 on bad input (a missing directory, a NEW_DIR without any
+``*.txt`` document, a document that is not UTF-8, of no known kind, not a
+regular file or too large, a missing corpus path, an ``--apply`` that would
+break a case file).
 
 :func:`compare` does the work on two catalogs; :func:`analyse` loads them
 from directories; :func:`render`, :func:`to_markdown`, :func:`write_reports`
@@ -81,10 +107,13 @@ import argparse
 import ast
 import datetime as _dt
 import difflib
+import errno
 import hashlib
 import json
+import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 from collections import Counter
@@ -100,6 +129,7 @@ UNTESTABLE_DIR = ROOT / "conformance" / "untestable"
 CONFLICTS_PATH = ROOT / "conformance" / "conflicts.yaml"
 MODEL_DIR = ROOT / "model"
 SIMILARITY = 0.8      # word-sequence ratio for a renumbered *and* reworded clause
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024   # an amended text (the largest vendored one: 76 KB)
 
 EXIT_OK, EXIT_REVIEW, EXIT_INPUT = 0, 1, 2
 
@@ -132,45 +162,152 @@ def _check_utf8(path: Path) -> None:
         raise AmendmentInputError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
 
 
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def documents(directory: Path) -> tuple[list[Path], list[str]]:
+    """The ``*.txt`` documents of ``directory``: regular files (a link to one counts) of at most
+    MAX_DOCUMENT_BYTES, by name; and one problem line for every other ``*.txt`` entry (a
+    directory, a FIFO, a device, a link loop, a dangling link, a file too large). Nothing is
+    opened but regular files."""
+    found: list[Path] = []
+    problems: list[str] = []
+    try:
+        entries = sorted((e for e in os.scandir(directory) if e.name.endswith(".txt")),
+                         key=lambda e: e.name)
+    except OSError as exc:
+        raise AmendmentInputError(f"{directory}: cannot list: {exc.strerror or exc}") from None
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            st = os.stat(path)                        # follows a link, to what it names
+        except OSError as exc:
+            why = ("a symbolic link loop" if exc.errno == errno.ELOOP else
+                   "a dangling symbolic link (its target does not exist)"
+                   if exc.errno == errno.ENOENT and path.is_symlink() else exc.strerror or str(exc))
+            problems.append(f"{path}: not a regular file: {why}")
+            continue
+        kind = next((what for test, what in _NOT_REGULAR if test(st.st_mode)), None)
+        if kind is not None or not stat.S_ISREG(st.st_mode):
+            problems.append(f"{path}: not a regular file ({kind or 'not a file'})")
+        elif st.st_size > MAX_DOCUMENT_BYTES:
+            problems.append(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes ({st.st_size}; "
+                            "MAX_DOCUMENT_BYTES): not a Kódex text")
+        else:
+            found.append(path)
+    return found, problems
+
+
+def _read(path: Path) -> bytes:
+    """A document's bytes, never more than MAX_DOCUMENT_BYTES (bounded even if it grew)."""
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise AmendmentInputError(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes "
+                                  "(MAX_DOCUMENT_BYTES): not a Kódex text")
+    return raw
+
+
+def _kind_names() -> str:
+    return "Kódex part II or VI (\"II. rész\" / \"VI. rész\"), the 7th-edition rulebook's chapter " \
+           "2, the M.A.G.U.S. card game rules 5.00"
+
+
+def match_documents(base_files: list[Path], new_files: list[Path]) -> list[dict]:
+    """Each amended document matched to the vendored text it amends by its content (its kind:
+    Kódex part II, VI, …, the rulebook, the M.A.G.U.S. rules), whatever it is called:
+    ``[{"name", "path", "part", "matches", "source_id", "status", "sha256"}]``, status
+    ``amended`` / ``identical`` / ``extra`` (a part the base does not have: a further source).
+    A document of no known kind, or two of one kind, is bad input: nothing would be compared
+    and the amendment would be lost."""
+    from conformance.catalog import detect_part, source_id
+    base_by_part: dict[str, Path] = {}
+    for p in base_files:
+        part = detect_part(p)
+        if part is not None:
+            base_by_part.setdefault(part, p)
+    rows, problems, taken = [], [], {}
+    for p in new_files:
+        raw = _read(p)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(f"{p}: not UTF-8 (byte offset {exc.start})")
+            continue
+        part = detect_part(p)
+        if part is None:
+            problems.append(f"{p}: matches no vendored text: it is none of {_kind_names()} "
+                            "(its first lines say which); nothing of it would be compared")
+            continue
+        if part in taken:
+            problems.append(f"{p}: {_part_words(part)} again (already {taken[part].name}): one "
+                            "amended copy per text")
+            continue
+        taken[part] = p
+        base = base_by_part.get(part)
+        sha = hashlib.sha256(raw).hexdigest()
+        if base is None:
+            rows.append({"name": p.name, "path": str(p), "part": part, "matches": None,
+                         "source_id": p.name, "status": "extra", "sha256": sha})
+            continue
+        rows.append({"name": p.name, "path": str(p), "part": part, "matches": base.name,
+                     "source_id": source_id(base.name),
+                     "status": "identical" if sha == _sha_file(base) else "amended", "sha256": sha})
+    if problems:
+        raise AmendmentInputError("\n".join(problems))
+    return rows
+
+
+def _part_words(part: str) -> str:
+    return {"rb7": "the 7th-edition rulebook's chapter 2", "mk": "the M.A.G.U.S. rules 5.00"}.get(
+        part, f"Kódex part {part}")
+
+
 def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
-    """(base catalog, new catalog, base info, new info) for an amended copy in ``new_dir``."""
+    """(base catalog, new catalog, base info, new info) for an amended copy in ``new_dir``.
+
+    The documents of ``new_dir`` are matched to the base texts by content
+    (:func:`match_documents`); a base text with no amended copy is unchanged. Raises
+    AmendmentInputError, one line per problem, for anything that is not a readable text."""
     base = Path(base_dir) if base_dir is not None else KODEX_DIR
     new = Path(new_dir)
     if not base.is_dir():
         raise AmendmentInputError(f"{base}: no such directory (--base)")
     if not new.is_dir():
         raise AmendmentInputError(f"{new}: no such directory")
-    base_files = sorted(base.glob("*.txt"))
-    new_files = sorted(new.glob("*.txt"))
+    base_files, base_problems = documents(base)
+    new_files, new_problems = documents(new)
+    if base_problems or new_problems:
+        raise AmendmentInputError("\n".join(base_problems + new_problems))
     if not base_files:
         raise AmendmentInputError(f"{base}: no Kódex documents (*.txt)")
     if not new_files:
         raise AmendmentInputError(
-            f"{new}: no Kódex documents (*.txt); expected amended copies named like "
-            + ", ".join(p.name for p in base_files))
-    for p in new_files:
+            f"{new}: no Kódex documents (*.txt); expected amended copies of "
+            + ", ".join(p.name for p in base_files) + " (any file names: matched by content)")
+    for p in base_files:
         _check_utf8(p)
-
-    base_info = {"dir": str(base), "files": [{"name": p.name, "sha256": _sha_file(p)}
-                                              for p in base_files]}
-    new_by_name = {p.name: p for p in new_files}
+    rows = match_documents(base_files, new_files)
+    base_info = {"dir": str(base), "files": [{"name": p.name, "sha256": _sha_file(p),
+                                              "source_id": _source_id(p.name)}
+                                             for p in base_files]}
+    by_base = {r["matches"]: r for r in rows if r["matches"]}
     files = []
     with tempfile.TemporaryDirectory(prefix="kodex-amend-") as tmp:
         merged = Path(tmp)
-        for p in base_files:
-            src = new_by_name.get(p.name)
-            if src is None:
-                status, used = "unchanged", p
-            else:
-                used = src
-                status = "identical" if _sha_file(src) == _sha_file(p) else "amended"
-            shutil.copyfile(used, merged / p.name)
-            files.append({"name": p.name, "status": status, "sha256": _sha_file(used)})
-        base_names = {p.name for p in base_files}
-        for p in new_files:
-            if p.name not in base_names:
-                shutil.copyfile(p, merged / p.name)
-                files.append({"name": p.name, "status": "extra", "sha256": _sha_file(p)})
+        for p in base_files:                  # each base text, or its amended copy under its name
+            row = by_base.get(p.name)
+            shutil.copyfile(Path(row["path"]) if row else p, merged / p.name)
+            if row is None:
+                files.append({"name": p.name, "matches": p.name, "source_id": _source_id(p.name),
+                              "status": "unchanged", "sha256": _sha_file(p)})
+        for r in rows:
+            if r["status"] == "extra":
+                shutil.copyfile(r["path"], merged / r["name"])
+            files.append({k: r[k] for k in ("name", "matches", "source_id", "status", "sha256",
+                                            "part")})
         new_cat = _fresh_catalog(merged)
     if base.resolve() == KODEX_DIR.resolve():
         from conformance.catalog import load_catalog
@@ -179,6 +316,11 @@ def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
         base_cat = _fresh_catalog(base)
     new_info = {"dir": str(new), "files": files}
     return base_cat, new_cat, base_info, new_info
+
+
+def _source_id(name: str) -> str:
+    from conformance.catalog import source_id
+    return source_id(name)
 
 
 # --------------------------------------------------------------------------
@@ -292,8 +434,35 @@ def load_corpus(paths: Iterable[str | Path] | None = None):
     for p in paths:
         if not p.exists():
             raise AmendmentInputError(f"{p}: no such file or directory (--corpus)")
-    res = load_files(paths, catalog=False)
+    res = load_files(case_files(paths), catalog=False)
     return list(res.cases), [str(e) for e in res.errors]
+
+
+def case_files(paths: Iterable[Path]) -> list[Path]:
+    """The case files under ``paths``: a file as given, a directory's ``*.yaml`` / ``*.yml``
+    files at any depth, sorted. Walked with a stack, not recursion (a tree thousands of levels
+    deep is read, not a RecursionError); links to directories are not followed (no loops)."""
+    out: list[Path] = []
+    for p in paths:
+        if not p.is_dir():
+            out.append(p)
+            continue
+        found: list[Path] = []
+        stack = [p]
+        while stack:
+            d = stack.pop()
+            try:
+                with os.scandir(d) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+                elif e.name.endswith((".yaml", ".yml")) and e.is_file():
+                    found.append(Path(e.path))
+        out.extend(sorted(found))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -409,18 +578,23 @@ def _finding_json(f) -> dict:
 
 
 def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None = None,
-            untestable: list[dict] | None = None, conflicts: list[dict] | None = None) -> dict:
+            untestable: list[dict] | None = None, conflicts: list[dict] | None = None,
+            numbers: list | None = None, together: Iterable[Iterable[str]] = ()) -> dict:
     """The amendment report (schema ``hkk-amendment/1``) for two catalogs.
 
     ``cases``: corpus cases (``id``, ``clause``, ``also``, ``title``, ``file``,
     ``line``); ``code``: :func:`code_references`; ``untestable``:
-    :func:`load_untestable_entries`; ``conflicts``: the register's entries.
-    Absent registries count as empty.
+    :func:`load_untestable_entries`; ``conflicts``: the register's entries;
+    ``numbers``: the numbers of the ruleset and data files traced to clauses
+    (``conformance.rule_numbers.traced_numbers``); ``together``: sets of clauses the engine
+    cites together (``conformance.traceability.cited_together``), which with the cases and the
+    conflicts register say which clauses speak of one rule. Absent registries count as empty.
     """
     cases = list(cases)
     code = code or {}
     untestable = untestable or []
     conflicts = conflicts or []
+    numbers = list(numbers or [])
 
     by_clause: dict[str, list[dict]] = {}
     for case in cases:
@@ -580,7 +754,45 @@ def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None 
             r = review_conf.setdefault(k["id"], {"id": k["id"], "clauses": []})
             if cid not in r["clauses"]:
                 r["clauses"].append(cid)
-    needs_review = bool(review_cases or review_code or review_unt or review_conf)
+    # --- numbers of the ruleset and data files; other sources still saying the old thing ----
+    related = _related(cases, together, conflicts)
+    number_rows, still_old = [], []
+    touched = {r["id"] for r in changed_rows + removed_rows} | {r["from"] for r in moved_rows} \
+        | {r["to"] for r in moved_rows}
+    for row in changed_rows + [m for m in moved_rows if m.get("diff")]:
+        cid, now_id = row.get("id") or row["from"], row.get("id") or row["to"]
+        gone, came = number_change(row["old"]["text"], row["new"]["text"])
+        if not gone:
+            continue
+        for t in numbers:
+            if cid in t.clauses and set(t.numbers) & set(gone):
+                number_rows.append({"file": t.file, "line": t.line, "key": t.key, "value": t.value,
+                                    "clause": cid, "now_clause": now_id,
+                                    "was": sorted(set(t.numbers) & set(gone)), "now": came})
+        for other in sorted(related.get(cid, ()) - {cid} - touched, key=_natural_key):
+            oc = new.get(other)
+            if oc is None:
+                continue
+            for number in gone:
+                said = _states(oc.text, number, _unit_after(row["old"]["text"], number))
+                if said:
+                    still_old.append({
+                        "clause": other, "title": oc.title, "source": oc.source, "line": oc.line,
+                        "says": said, "old": number, "changed": now_id, "now": came,
+                        "suggested_conflict": _suggested_conflict(now_id, row["new"]["text"], came,
+                                                                  oc, said, number)})
+                    break
+    for m in moved_rows:                       # a data comment that names a renumbered clause
+        for t in numbers:
+            if m["from"] in t.clauses:
+                number_rows.append({"file": t.file, "line": t.line, "key": t.key, "value": t.value,
+                                    "clause": m["from"], "now_clause": m["to"], "was": [],
+                                    "now": [], "renumbered": True})
+    then_refs = _then_references(cases, {r["from"]: r["to"] for r in moved_rows}
+                                 | {r["id"]: None for r in removed_rows})
+
+    needs_review = bool(review_cases or review_code or review_unt or review_conf or number_rows
+                        or still_old or any(a["uncovered"] for a in added_rows))
     summary = {
         "changed": len(changed_rows), "moved": len(moved_rows), "removed": len(removed_rows),
         "added": len(added_rows), "title_changed": len(title_rows),
@@ -588,6 +800,7 @@ def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None 
         "new_findings": len(new_findings), "resolved_findings": len(resolved),
         "cases_to_review": len(review_cases), "code_to_review": len(review_code),
         "untestable_to_review": len(review_unt), "conflicts_to_review": len(review_conf),
+        "numbers_to_review": len(number_rows), "still_stating_old": len(still_old),
         "needs_review": needs_review,
     }
     return {
@@ -602,8 +815,178 @@ def compare(base, new, cases: Iterable = (), code: dict[str, list[dict]] | None 
                    "code": sorted(review_code.values(), key=lambda r: (r["file"], r["line"])),
                    "untestable": review_unt,
                    "conflicts": list(review_conf.values())},
+        "numbers": number_rows, "still_old": still_old, "then_references": then_refs,
         "exit": EXIT_REVIEW if needs_review else EXIT_OK,
     }
+
+
+def number_change(old: str, new: str) -> tuple[list[str], list[str]]:
+    """(numbers the old text says that the new one no longer does, numbers the new one adds)."""
+    from conformance.rule_numbers import numbers_in
+    o, n = Counter(numbers_in(old)), Counter(numbers_in(new))
+    return sorted((o - n).elements(), key=_num_key), sorted((n - o).elements(), key=_num_key)
+
+
+def _num_key(s: str) -> tuple:
+    try:
+        return (0, float(s), s)
+    except ValueError:  # pragma: no cover - numbers_in gives numbers
+        return (1, 0.0, s)
+
+
+def _natural_key(cid: str) -> list:
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.:]", str(cid))]
+
+
+def _unit_after(text: str, number: str) -> str | None:
+    """The word after ``number`` in ``text``, folded to its stem (``4 Ép-t`` → ``ep``)."""
+    m = re.search(rf"(?<![\w.-]){re.escape(number)}(?![\w.])\s*([^\W\d_][\w]*)", text or "")
+    return _stem(m.group(1)) if m else None
+
+
+def _stem(word: str) -> str:
+    from conformance.catalog import _fold_ascii
+    return _fold_ascii(word).split("-")[0]
+
+
+def _states(text: str, number: str, unit: str | None) -> str | None:
+    """The sentence of ``text`` that states ``number`` with the same unit (``max. 4 ÉP-t``)."""
+    if not unit:
+        return None
+    pattern = re.compile(rf"(?<![\w.-]){re.escape(number)}(?![\w.])\s*([^\W\d_][\w]*)")
+    for sentence in _SENTENCE_RE.split(" ".join((text or "").split())):
+        if any(_stem(m.group(1)) == unit for m in pattern.finditer(sentence)):
+            return sentence
+    return None
+
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÖŐÚÜŰ])")
+
+
+def _related(cases: list, together: Iterable[Iterable[str]], conflicts: list[dict]) -> dict[str, set]:
+    """clause → the clauses cited with it (in a case's clause/also, a docstring paragraph of the
+    engine, an entry of the conflicts register): the ones that speak of the same rule."""
+    groups = [set([str(c.clause)] + [str(a) for a in (c.also or [])]) for c in cases]
+    groups += [set(g) for g in together]
+    groups += [set(_conflict_clauses(e)) for e in conflicts]
+    out: dict[str, set] = {}
+    for g in groups:
+        for cid in g:
+            out.setdefault(cid, set()).update(g)
+    return out
+
+
+def _suggested_conflict(changed: str, new_text: str, came: list[str], other, said: str,
+                        old: str) -> str:
+    """A conflicts-register entry (conformance/conflicts.yaml) to start from, as YAML text."""
+    import yaml
+    ident = re.sub(r"[^a-z0-9]+", "-", f"amended-{changed}-vs-{other.id}".lower()).strip("-")
+    entry = {
+        "id": ident, "kind": "contradiction", "clauses": [changed, other.id],
+        "summary": (f"After the amendment {changed} says {', '.join(came) or 'otherwise'} where "
+                    f"{other.id} still says {old}."),
+        "readings": {
+            "amended": {"clause": changed, "text": " ".join(new_text.split()),
+                        "effect": "TODO: what the engine does under this reading",
+                        "ruleset": "kodex"},
+            "earlier": {"clause": other.id, "text": said,
+                        "effect": "TODO: what the engine does under this reading",
+                        "ruleset": f"TODO: a ruleset kodex-{ident} that keeps {old}"},
+        },
+        "option": f"readings.{ident}", "default": "amended",
+        "why": "TODO: why the default ruleset reads it so",
+    }
+    text = yaml.safe_dump([entry], allow_unicode=True, sort_keys=False, width=100)
+    return "\n".join("  " + ln if ln else ln for ln in text.splitlines())
+
+
+def _then_references(cases: list, renamed: dict[str, str | None]) -> list[dict]:
+    """Clause ids in the cases' ``then`` (``error.clause``, an event's ``clause``) that the
+    amendment renumbers (``to``) or removes (``to`` None): --apply leaves them, the engine names
+    them (a refusal's clause), so they change together with the code."""
+    out = []
+
+    def walk(v, ptr: str, case) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k in ("clause", "clauses") and isinstance(x, (str, list)):
+                    for cid in ([x] if isinstance(x, str) else x):
+                        if isinstance(cid, str) and cid in renamed:
+                            out.append({"case": str(case.id), "file": _rel(case.file),
+                                        "line": case.line, "at": f"{ptr}/{k}", "clause": cid,
+                                        "to": renamed[cid]})
+                else:
+                    walk(x, f"{ptr}/{k}", case)
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, f"{ptr}/{i}", case)
+
+    if renamed:
+        for case in cases:
+            walk(case.then or {}, "/then", case)
+    return out
+
+
+def next_steps(d: dict) -> list[str]:
+    """What to do next, in order, from the report (also the end of the summary and of
+    amendment.md)."""
+    steps: list[str] = []
+    s = d["summary"]
+    cited = [r for r in d["changed"] + d["removed"] if r["impact"]["cases"]]
+    if cited:
+        ids = ", ".join(r["id"] for r in cited[:8]) + (" …" if len(cited) > 8 else "")
+        steps.append(f"Read the changed text and review the {s['cases_to_review']} cases citing "
+                     f"{ids}: `kodex clause ID` lists them; `kodex run --clause ID` runs them.")
+    for r in d["numbers"]:
+        if r.get("renumbered"):
+            steps.append(f"{r['file']}:{r['line']}: the comment of `{r['key']}` names "
+                         f"{r['clause']}, now {r['now_clause']}: update it.")
+        else:
+            steps.append(f"{r['file']}:{r['line']}: `{r['key']}: {r['value']}` comes from "
+                         f"{r['clause']}, which no longer says {', '.join(r['was'])}"
+                         + (f" but {', '.join(r['now'])}" if r["now"] else "")
+                         + ": set the value (and the cases that count on it) if the amendment is "
+                           "adopted.")
+    for r in d["still_old"]:
+        steps.append(f"{r['clause']} ({r['source']}:{r['line']}) still says {r['old']} (\"{r['says']}\") "
+                     f"where {r['changed']} now says {', '.join(r['now']) or 'otherwise'}: a new "
+                     "contradiction; add the suggested entry (shown above and in amendment.md) "
+                     "to conformance/conflicts.yaml, and a ruleset for the other reading.")
+    moved = [m for m in d["moved"] if m["impact"]["cases"]]
+    if moved and not d.get("applied"):
+        pairs = ", ".join(f"{m['from']} → {m['to']}" for m in moved[:8]) + (" …" if len(moved) > 8 else "")
+        n = len({c["id"] for m in moved for c in m["impact"]["cases"]})
+        steps.append(f"Renumbered ({pairs}): `kodex amend {d['new'].get('dir', 'NEW_DIR')} --apply` "
+                     f"rewrites clause:/also: of the {n} cases citing them.")
+    elif d.get("applied"):
+        steps.append(f"clause:/also: rewritten in {len({a['file'] for a in d['applied']})} files "
+                     f"({len(d['applied'])} ids); review the diff (git diff conformance/corpus).")
+    if d.get("then_references"):
+        ids = sorted({r["clause"] for r in d["then_references"]})
+        steps.append(f"{len(d['then_references'])} expectations name a renumbered or removed clause "
+                     f"in then ({', '.join(ids)}): they change with the engine code that refuses "
+                     "under it; update both together.")
+    if d["review"]["code"]:
+        files = sorted({r["file"] for r in d["review"]["code"]})
+        steps.append("Update the engine where it names them: " + ", ".join(files) + ".")
+    if d["review"]["untestable"] or d["review"]["conflicts"]:
+        steps.append("Update the untestable and conflicts register entries naming them "
+                     "(conformance/untestable/, conformance/conflicts.yaml).")
+    uncovered = [a["id"] for a in d["added"] if a["uncovered"]]
+    if uncovered:
+        steps.append("Write a case for each added clause nothing covers ("
+                     + ", ".join(uncovered[:10]) + (" …" if len(uncovered) > 10 else "")
+                     + "), or list it in conformance/untestable/ with the reason.")
+    amended = [f for f in d["new"].get("files", []) if f.get("status") in ("amended", "extra")]
+    for f in amended:
+        target = f.get("matches") or f["name"]
+        steps.append(f"Vendor the text: copy {f['name']} over conformance/kodex/{target}"
+                     + (f" (its source id stays {f['source_id']})" if f.get("matches") else
+                        " (a new source: add it to conformance.catalog.VENDORED)") + ".")
+    if steps:
+        steps.append("Then `kodex check`, `kodex run -q` and `kodex amend` again until nothing is "
+                     "left to review.")
+    return steps
 
 
 def analyse(new_dir: str | Path, base_dir: str | Path | None = None,
@@ -612,14 +995,97 @@ def analyse(new_dir: str | Path, base_dir: str | Path | None = None,
             conflicts_path: str | Path | None = None,
             model_dir: str | Path | None = None) -> dict:
     """Load everything from the project (or the given places) and :func:`compare`."""
+    from conformance.rule_numbers import traced_numbers
+    from conformance.traceability import MODEL_DIR as TRACE_DIR, cited_together
     base, new, base_info, new_info = load_catalogs(new_dir, base_dir)
     cases, errors = load_corpus(corpus)
     data = compare(base, new, cases, code_references(model_dir),
-                   load_untestable_entries(untestable_dir), load_conflict_entries(conflicts_path))
+                   load_untestable_entries(untestable_dir), load_conflict_entries(conflicts_path),
+                   numbers=traced_numbers(model_dir, catalog=base),
+                   together=cited_together(Path(model_dir) if model_dir is not None else TRACE_DIR))
     data["base"] = {**base_info, **data["base"]}
     data["new"] = {**new_info, **data["new"]}
-    data["corpus"] = {"cases": len(cases), "errors": errors}
+    data["corpus"] = {"cases": len(cases), "errors": errors,
+                      "paths": [str(p) for p in (corpus or [CORPUS_DIR])]}
+    _name_new_sources(data)
+    data["next_steps"] = next_steps(data)
     return data
+
+
+def apply_renumbering(d: dict, paths: Iterable[str | Path] | None = None) -> list[dict]:
+    """``--apply``: rewrite the ``clause:`` and ``also:`` of the cases that cite a renumbered
+    clause (``moved``), in place, keeping each file as it is written but for those ids.
+    Every file is rewritten in memory and loaded again first; only when all of them load
+    without a new error are they written (each atomically), so nothing is half-applied.
+    Returns ``[{"file", "line", "case", "field", "from", "to"}]``."""
+    import yaml
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    from conformance import atomicio
+    from conformance.loader import Loader, load_text
+    renamed = {m["from"]: m["to"] for m in d["moved"]}
+    if not renamed:
+        return []
+    plans: list[tuple[Path, str, list[dict]]] = []
+    for path in case_files([Path(p) for p in (paths or [CORPUS_DIR])]):
+        try:
+            text = _read(path).decode("utf-8")
+            root = yaml.compose(text, Loader=Loader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, AmendmentInputError):
+            continue                      # not a readable case file: load_corpus reported it
+        if not isinstance(root, MappingNode):
+            continue
+        spots: list[tuple[ScalarNode, str, str, str]] = []      # node, case id, field, new id
+        for key, value in root.value:
+            if getattr(key, "value", None) != "cases" or not isinstance(value, SequenceNode):
+                continue
+            for case in value.value:
+                if not isinstance(case, MappingNode):
+                    continue
+                fields = {getattr(k, "value", None): v for k, v in case.value}
+                cid = getattr(fields.get("id"), "value", "?")
+                node = fields.get("clause")
+                if isinstance(node, ScalarNode) and node.value in renamed:
+                    spots.append((node, cid, "clause", renamed[node.value]))
+                also = fields.get("also")
+                if isinstance(also, SequenceNode):
+                    for item in also.value:
+                        if isinstance(item, ScalarNode) and item.value in renamed:
+                            spots.append((item, cid, "also", renamed[item.value]))
+        if not spots:
+            continue
+        out, pos, rows = [], 0, []
+        for node, cid, field, to in sorted(spots, key=lambda t: t[0].start_mark.index):
+            start, end = node.start_mark.index, node.end_mark.index
+            quote = "'" if node.style == "'" else '"'
+            out.append(text[pos:start] + f"{quote}{to}{quote}")
+            pos = end
+            rows.append({"file": _rel(path), "line": node.start_mark.line + 1, "case": cid,
+                         "field": field, "from": node.value, "to": to})
+        new_text = "".join(out) + text[pos:]
+        before = {str(e) for e in load_text(text, str(path), catalog=False).errors}
+        after = [str(e) for e in load_text(new_text, str(path), catalog=False).errors
+                 if str(e) not in before]
+        if after:
+            raise AmendmentInputError(f"{path}: --apply would break it ({after[0]}); nothing "
+                                      "was rewritten")
+        plans.append((path, new_text, rows))
+    applied: list[dict] = []
+    for path, new_text, rows in plans:
+        atomicio.write_text(path, new_text)
+        applied += rows
+    return applied
+
+
+def _name_new_sources(d: dict) -> None:
+    """The new side of each clause names the amended document as the user called it (the
+    catalog was built from copies under the vendored names)."""
+    names = {f["matches"]: f["name"] for f in d["new"].get("files", [])
+             if f.get("matches") and f.get("status") != "unchanged"}
+    for row in d["changed"] + d["moved"] + d["added"]:
+        side = row.get("new")
+        if isinstance(side, dict) and side.get("source") in names:
+            side["source"] = names[side["source"]]
 
 
 # --------------------------------------------------------------------------
@@ -697,7 +1163,8 @@ def render(d: dict, console=None) -> None:
                        style="bold"))
     for f in d["new"].get("files", []):
         if f.get("status") != "unchanged":
-            console.print(Text(f"  {f['name']}: {f['status']}", style="dim"))
+            into = f" → {f['matches']}" if f.get("matches") and f["matches"] != f["name"] else ""
+            console.print(Text(f"  {f['name']}{into}: {f['status']}", style="dim"))
     counts = Text()
     for key, label, style in (("changed", "changed", "yellow"), ("moved", "moved", "cyan"),
                               ("removed", "removed", "red"), ("added", "added", "green"),
@@ -794,16 +1261,43 @@ def render(d: dict, console=None) -> None:
                       soft_wrap=True)
     for r in rv["conflicts"]:
         console.print(Text(f"conflicts register entry {r['id']}: {', '.join(r['clauses'])}"))
+    if d.get("numbers"):
+        t = Table(title="Numbers of the rulesets and data files whose clause changed")
+        for col in ("where", "key", "value", "clause", "now says"):
+            t.add_column(col, overflow="fold")
+        for r in d["numbers"]:
+            now = (f"renumbered {r['now_clause']}" if r.get("renumbered")
+                   else ", ".join(r["now"]) or "(no number)")
+            t.add_row(escape(f"{r['file']}:{r['line']}"), escape(r["key"]), escape(r["value"]),
+                      escape(r["clause"]), escape(now))
+        console.print(t)
+    for r in d.get("still_old") or []:
+        console.print(Text(f"{r['clause']} ({r['source']}:{r['line']}) still says {r['old']} where "
+                           f"{r['changed']} now says {', '.join(r['now']) or 'otherwise'}:",
+                           style="bold yellow"), soft_wrap=True)
+        console.print(Text(f"  „{r['says']}”", style="dim"), soft_wrap=True)
+        console.print(Text("  suggested conflicts-register entry (conformance/conflicts.yaml):",
+                           style="dim"))
+        console.print(Text(r["suggested_conflict"]), soft_wrap=True)
+    for r in d.get("applied") or []:
+        console.print(Text(f"rewritten {r['file']}:{r['line']} {r['case']} {r['field']}: "
+                           f"{r['from']} → {r['to']}", style="green"), soft_wrap=True)
     if d.get("corpus", {}).get("errors"):
         console.print(Text(f"({len(d['corpus']['errors'])} input errors in the corpus; "
                            "see `kodex check`)", style="red"))
     if s["needs_review"]:
         console.print(Text(
             f"review needed: {s['cases_to_review']} cases, {s['code_to_review']} code sites, "
-            f"{s['untestable_to_review']} untestable entries, {s['conflicts_to_review']} conflicts",
-            style="bold red"))
+            f"{s['untestable_to_review']} untestable entries, {s['conflicts_to_review']} conflicts, "
+            f"{s.get('numbers_to_review', 0)} ruleset numbers, {s.get('still_stating_old', 0)} "
+            f"sources still stating the old rule, {s['uncovered_added']} added clauses no case "
+            "covers", style="bold red"), soft_wrap=True)
     else:
         console.print(Text("nothing cited changed", style="bold green"))
+    if d.get("next_steps"):
+        console.print(Text("Next steps:", style="bold"))
+        for i, step in enumerate(d["next_steps"], 1):
+            console.print(Text(f"  {i}. {step}"), soft_wrap=True)
 
 
 def _md(s: Any) -> str:
@@ -844,7 +1338,9 @@ def to_markdown(d: dict) -> str:
            f"generated {d['generated']}.", ""]
     files = [f for f in d["new"].get("files", []) if f.get("status") != "unchanged"]
     if files:
-        out += [", ".join(f"`{f['name']}` {f['status']}" for f in files), ""]
+        out += [", ".join(f"`{f['name']}`" + (f" → `{f['matches']}`" if f.get("matches")
+                                              and f["matches"] != f["name"] else "")
+                          + f" {f['status']}" for f in files), ""]
     out += ["| changed | moved | removed | added | title changes | new findings | cases to review |",
             "|---:|---:|---:|---:|---:|---:|---:|",
             f"| {s['changed']} | {s['moved']} | {s['removed']} | {s['added']} | {s['title_changed']} "
@@ -901,6 +1397,29 @@ def to_markdown(d: dict) -> str:
         for f in d["findings"]["resolved"]:
             out.append(f"- gone: `{f['kind']}` {f['clause']} — {_md(f['message'])}")
         out.append("")
+    if d.get("numbers"):
+        out += ["## Numbers of the rulesets and data files", "",
+                "| where | key | value | clause | now says |", "|---|---|---|---|---|"]
+        for r in d["numbers"]:
+            now = (f"renumbered {r['now_clause']}" if r.get("renumbered")
+                   else ", ".join(r["now"]) or "(no number)")
+            out.append(f"| {r['file']}:{r['line']} | `{r['key']}` | {_md(r['value'])} | "
+                       f"{r['clause']} | {_md(now)} |")
+        out.append("")
+    if d.get("still_old"):
+        out += ["## Sources still stating the old rule", ""]
+        for r in d["still_old"]:
+            out += [f"- **{r['clause']}** ({r['source']}:{r['line']}) still says {r['old']} where "
+                    f"{r['changed']} now says {', '.join(r['now']) or 'otherwise'}: „{_md(r['says'])}”",
+                    "", "  Suggested conflicts-register entry:", "", "  ```yaml",
+                    *["  " + ln for ln in r["suggested_conflict"].splitlines()], "  ```", ""]
+    if d.get("applied"):
+        out += ["## Rewritten by --apply", "", "| file | case | field | from | to |",
+                "|---|---|---|---|---|"]
+        for r in d["applied"]:
+            out.append(f"| {r['file']}:{r['line']} | `{r['case']}` | {r['field']} | {r['from']} | "
+                       f"{r['to']} |")
+        out.append("")
     rv = d["review"]
     if rv["cases"]:
         out += ["## Cases to review", "", "| case | cites | file |", "|---|---|---|"]
@@ -912,6 +1431,8 @@ def to_markdown(d: dict) -> str:
         for r in rv["code"]:
             out.append(f"- {r['file']}:{r['line']} ({r['how']}): {', '.join(r['clauses'])}")
         out.append("")
+    if d.get("next_steps"):
+        out += ["## Next steps", ""] + [f"{i}. {_md(x)}" for i, x in enumerate(d["next_steps"], 1)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -938,6 +1459,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "(default: reports)")
     p.add_argument("--corpus", metavar="PATH", action="append",
                    help="case files or directories (default: conformance/corpus); repeatable")
+    p.add_argument("--apply", action="store_true",
+                   help="rewrite clause:/also: of the cases citing a renumbered clause (in place; "
+                        "every file checked before any is written)")
     return p
 
 
@@ -949,8 +1473,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_INPUT
     try:
         d = analyse(args.new_dir, args.base, args.corpus)
+        if args.apply:
+            d["applied"] = apply_renumbering(d, args.corpus)
+            d["next_steps"] = next_steps(d)
     except AmendmentInputError as exc:
-        print(f"kodex amend: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"kodex amend: {line}", file=sys.stderr)
         return EXIT_INPUT
     md, js = write_reports(d, args.out)
     if args.json == "-":

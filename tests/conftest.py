@@ -75,8 +75,8 @@ WAITING = ("test_hostile_runner.py", "test_pipeline.py", "test_strength.py")
 HEAVY_FIRST = WAITING + (
     "test_prove.py", "test_report_browser.py", "test_mutations.py", "test_independent_mutants.py",
     "test_hostile_inputs.py", "test_report.py", "test_properties.py", "test_z3_numbers.py",
-    "test_invariant_mutations.py", "test_load_cache.py", "test_loader.py", "test_schema_fast_path.py",
-    "test_signals.py",
+    "test_hostile_reports.py", "test_invariant_mutations.py", "test_load_cache.py", "test_loader.py",
+    "test_schema_fast_path.py", "test_signals.py",
 )
 
 

@@ -15,8 +15,8 @@ from reports import amendment
 
 ROOT = Path(__file__).resolve().parents[1]
 KODEX = ROOT / "conformance" / "kodex"
-PART_II = "002_e1a284984842c9db.txt"
-PART_VI = "000_1a9e2c8ab29223d6.txt"
+PART_II = "kodex-part-II.txt"
+PART_VI = "kodex-part-VI.txt"
 NBSP = "\u00a0"
 OLD_484 = "A Semmiből semmilyen módon nem kerülhet ki lap."
 NEW_484 = "A Semmiből csak szabálylap hatására kerülhet ki lap."
@@ -136,7 +136,7 @@ def test_the_amended_clauses_are_classified(report):
     assert (s["changed"], s["removed"], s["moved"], s["added"]) == (1, 1, 1, 1)
     files = {f["name"]: f["status"] for f in d["new"]["files"]}
     assert files[PART_II] == files[PART_VI] == "amended"
-    assert files["003_b26b5153b3e34abc.txt"] == "unchanged"
+    assert files["rulebook-7th-edition-chapter-2.txt"] == "unchanged"
 
 
 def test_changed_clause_has_a_word_diff_and_its_title(report):
@@ -348,3 +348,105 @@ def test_word_diff_helpers():
     long = " ".join(f"w{i}" for i in range(30))
     text = amendment.word_diff_text(amendment.word_diff(long, long + " z"), context=3)
     assert text == "… w27 w28 w29 {+z+}"
+
+
+def test_an_amended_text_under_another_name_is_matched_by_content(tmp_path, corpus):
+    """Part VI amended (96.8 deleted) and saved as `kodex-VI-2027.txt`: the change is reported,
+    never "0 changed … nothing cited changed" with exit 0."""
+    lines = (KODEX / PART_VI).read_text(encoding="utf-8").split("\n")
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("96.8."))
+    del lines[k:k + 3]
+    _write(tmp_path / "new", "kodex-VI-2027.txt", "\n".join(lines))
+    out = tmp_path / "out"
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(out), "--corpus", str(corpus)])
+    d = json.loads((out / "amendment.json").read_text(encoding="utf-8"))
+    assert rc == 1 and [r["id"] for r in d["removed"]] == ["96.8"]
+    (row,) = [f for f in d["new"]["files"] if f["name"] == "kodex-VI-2027.txt"]
+    assert row["matches"] == PART_VI and row["status"] == "amended"
+    assert row["source_id"] == "000_1a9e2c8ab29223d6.txt"
+    assert d["removed"][0]["old"]["source"] == PART_VI
+
+
+def test_a_document_that_matches_no_vendored_text_is_refused(tmp_path, corpus, capsys):
+    _write(tmp_path / "new", "notes.txt", "Ez csak egy jegyzet, nem a Kódex.\n")
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(tmp_path / "o"), "--corpus", str(corpus)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "notes.txt: matches no vendored text" in err
+    assert not (tmp_path / "o").exists()
+    # two amended copies of one text: which one counts is not guessed
+    shutil.copy(KODEX / PART_II, tmp_path / "new" / "a.txt")
+    shutil.copy(KODEX / PART_II, tmp_path / "new" / "b.txt")
+    (tmp_path / "new" / "notes.txt").unlink()
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(tmp_path / "o"), "--corpus", str(corpus)])
+    assert rc == 2 and "b.txt: Kódex part II again (already a.txt)" in capsys.readouterr().err
+
+
+def test_a_number_that_changes_flags_the_ruleset_and_the_source_still_saying_it(tmp_path, corpus):
+    """136.7 amended from 4 to 5 Ép: the ruleset's `regeneration_per_turn: 4  # 136.7` and the
+    rulebook's "max. 4 ÉP" (cited with 136.7 by the engine) are flagged, with a suggested
+    conflicts-register entry and the next steps."""
+    import yaml
+    t = (KODEX / PART_VI).read_text(encoding="utf-8")
+    old = "legfeljebb 4 Ép-t lehet így gyógyítani"
+    assert t.count(old) == 1
+    _write(tmp_path / "new", "vi.txt", t.replace(old, "legfeljebb 5 Ép-t lehet így gyógyítani"))
+    d = amendment.analyse(tmp_path / "new", corpus=[corpus])
+    assert d["exit"] == 1 and [r["id"] for r in d["changed"]] == ["136.7"]
+    (num,) = d["numbers"]
+    assert (num["file"], num["key"], num["was"], num["now"]) == (
+        "model/rulesets/kodex.yaml", "regeneration_per_turn", ["4"], ["5"])
+    (old_rule,) = d["still_old"]
+    assert old_rule["clause"] == "rb7:regeneralodas" and "max. 4 ÉP-t regenerálhatsz" in old_rule["says"]
+    (entry,) = yaml.safe_load(old_rule["suggested_conflict"])
+    assert entry["clauses"] == ["136.7", "rb7:regeneralodas"] and entry["default"] == "amended"
+    assert entry["readings"]["earlier"]["text"] == old_rule["says"]
+    steps = "\n".join(d["next_steps"])
+    assert "model/rulesets/kodex.yaml:" in steps and "regeneration_per_turn" in steps
+    assert "rb7:regeneralodas" in steps and "conformance/conflicts.yaml" in steps
+    assert "copy vi.txt over conformance/kodex/kodex-part-VI.txt" in steps
+    md = amendment.to_markdown(d)
+    assert "## Sources still stating the old rule" in md and "## Next steps" in md
+    # a number not in any ruleset (4.8.4 has none): nothing flagged
+    d = amendment.analyse(amended_copy(tmp_path / "other"), corpus=[corpus])
+    assert d["numbers"] == [] and d["still_old"] == []
+
+
+def test_an_added_clause_no_case_covers_is_a_finding(tmp_path, corpus):
+    t = (KODEX / PART_II).read_text(encoding="utf-8")
+    i = t.index(f"4.9.{NBSP}Asztal")
+    _write(tmp_path / "new", PART_II, t[:i] + f"4.8.7.{NBSP}\n\n{ADDED_TEXT}\n\n" + t[i:])
+    d = amendment.analyse(tmp_path / "new", corpus=[corpus])
+    assert [a["id"] for a in d["added"]] == ["4.8.7"] and d["summary"]["uncovered_added"] == 1
+    assert d["exit"] == 1 and d["summary"]["needs_review"]
+    assert any("Write a case for each added clause" in s and "4.8.7" in s for s in d["next_steps"])
+
+
+def test_apply_rewrites_clause_and_also_after_a_renumbering(tmp_path, corpus, capsys):
+    """4.8.4 → 4.8.5 and 4.8.5 → 4.8.6 (a clause inserted before them): --apply rewrites the
+    cases' clause and also, nothing else; the then that names 4.8.4 is listed, not rewritten."""
+    t = (KODEX / PART_II).read_text(encoding="utf-8")
+    t = t.replace(f"4.8.5.{NBSP}", f"4.8.6.{NBSP}").replace(f"4.8.4.{NBSP}", f"4.8.5.{NBSP}")
+    i = t.index(f"4.8.5.{NBSP}")
+    _write(tmp_path / "new", PART_II, t[:i] + f"4.8.4.{NBSP}\n\n{ADDED_TEXT}\n\n" + t[i:])
+    before = corpus.read_text(encoding="utf-8")
+    out = tmp_path / "out"
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(out), "--corpus", str(corpus)])
+    assert rc == 1 and corpus.read_text(encoding="utf-8") == before     # without --apply: untouched
+    d = json.loads((out / "amendment.json").read_text(encoding="utf-8"))
+    assert any("--apply" in s for s in d["next_steps"])
+    assert {(r["case"], r["at"], r["clause"]) for r in d["then_references"]} == {
+        ("amend/void-to-hand-refused", "/then/error/clause", "4.8.4")}
+    rc = amendment.main([str(tmp_path / "new"), "--out", str(out), "--corpus", str(corpus),
+                         "--apply"])
+    after = corpus.read_text(encoding="utf-8")
+    assert rc == 1
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+    assert changed == [('    clause: "4.8.4"', '    clause: "4.8.5"'),
+                       ('    also: ["4.8.4"]', '    also: ["4.8.5"]'),
+                       ('    clause: "4.8.5"', '    clause: "4.8.6"')]
+    cases = {c.id: c for c in load_files([corpus], catalog=False).cases}
+    assert cases["amend/void-to-hand-refused"].clause == "4.8.5"
+    assert cases["amend/void-to-hand-refused"].then["error"]["clause"] == "4.8.4"
+    assert cases["amend/void-is-public"].clause == "4.8.6"
+    d = json.loads((out / "amendment.json").read_text(encoding="utf-8"))
+    assert len(d["applied"]) == 3 and "rewritten" in capsys.readouterr().out

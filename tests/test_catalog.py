@@ -10,6 +10,7 @@ import pytest
 
 from conformance.catalog import (
     KODEX_DIR,
+    VENDORED,
     Catalog,
     Clause,
     load_catalog,
@@ -18,10 +19,10 @@ from conformance.catalog import (
     to_json,
 )
 
-PART_II = "002_e1a284984842c9db.txt"
-PART_VI = "000_1a9e2c8ab29223d6.txt"
-RB7 = "003_b26b5153b3e34abc.txt"
-MK = "004_a42c886b35c43679.txt"
+PART_II = "kodex-part-II.txt"
+PART_VI = "kodex-part-VI.txt"
+RB7 = "rulebook-7th-edition-chapter-2.txt"
+MK = "magus-card-game-rules-5.00.txt"
 
 
 @pytest.fixture(scope="module")
@@ -367,3 +368,13 @@ def test_no_text_lost(cat, source):
         s = s.removeprefix(". ").removeprefix(": ").rstrip(":")
         if s:
             assert s[-30:] in blob, f"{source} line {n} lost"
+
+
+def test_vendored_texts_have_human_names_and_keep_the_seeds_name_as_source_id(cat):
+    names = sorted(p.name for p in KODEX_DIR.glob("*.txt"))
+    assert names == sorted(VENDORED)
+    assert cat["4.8.4"].source == PART_II and cat["4.8.4"].source_id == "002_e1a284984842c9db.txt"
+    assert cat["136.8"].source_id == "000_1a9e2c8ab29223d6.txt"
+    assert cat["rb7:elet"].source_id == "003_b26b5153b3e34abc.txt"
+    assert cat["mk:5.10"].source_id == "004_a42c886b35c43679.txt"
+    assert {c.source_id for c in cat} == {sid for _p, sid in VENDORED.values()}

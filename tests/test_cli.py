@@ -180,9 +180,15 @@ def test_run_json_and_xfail(capsys, corpus, tmp_path):
 
 
 def test_run_explicit_ruleset_skips(capsys, corpus):
-    rc, out = run(capsys, "run", corpus, "--ruleset", "kodex-nonexistent")
-    # every case skipped: nothing was tested, which is not a pass (exit 4)
+    # cases that hold only under kodex, run under another ruleset: every case skipped, nothing
+    # was tested, which is not a pass (exit 4)
+    text = PASSING.replace("    title:", "    rulesets: [kodex]\n    title:")
+    (corpus / "a-pass.yaml").write_text(text, encoding="utf-8")
+    rc, out = run(capsys, "run", corpus, "--ruleset", "kodex-mk")
     assert rc == 4 and "SKIP" in out and "2 skipped" in out and "NOTHING TESTED" in out
+    # an unknown ruleset is not a run that skips every case: a usage error naming the rulesets
+    rc, out = run(capsys, "run", corpus, "--ruleset", "kodex-nonexistent")
+    assert rc == 2 and "unknown ruleset 'kodex-nonexistent'" in out and "kodex-mk" in out
 
 
 def test_run_through_impl(capsys, corpus, monkeypatch):

@@ -11,8 +11,10 @@ MODEL = Path(__file__).resolve().parent.parent / "model"
 
 
 def run(given, when, ruleset="kodex"):
+    from engine_helpers import plain
     res = engine.run_case(given, when, ruleset)
     assert res.refused is None, res.refused
+    res.events = plain(res.events)
     return res
 
 

@@ -5,6 +5,7 @@ is reported by file."""
 from __future__ import annotations
 
 import html
+from collections import Counter
 import json
 import re
 from html.parser import HTMLParser
@@ -14,8 +15,8 @@ import pytest
 
 from conformance.catalog import load_catalog
 from conformance.cli import main as kodex
-from reports.html.site import ReportInputError, build_site, rate
-from report_helpers import (HOSTILE, STRENGTH_HOSTILE_CHANGE, STRENGTH_HOSTILE_REASON,
+from reports.html.site import FILTER_SCRIPT, ReportInputError, build_site, rate
+from report_helpers import (SKIP_REASONS, HOSTILE, STRENGTH_HOSTILE_CHANGE, STRENGTH_HOSTILE_REASON,
                             cached_reference, degraded, prove_json, real_amendment,
                             section_counts, strength_report)
 
@@ -36,7 +37,17 @@ class _Cells(HTMLParser):
         if tag == "a" and a.get("href"):
             self.hrefs.append(a["href"])
         if tag == "td" and "cell" in (a.get("class") or "").split():
+            a["text"] = ""
             self.cells.append(a)
+            self._in_cell = True
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._in_cell = False
+
+    def handle_data(self, data):
+        if getattr(self, "_in_cell", False):
+            self.cells[-1]["text"] += data + " "
 
 
 def _parse(path: Path) -> _Cells:
@@ -60,6 +71,10 @@ def runs(tmp_path_factory):
     for name, data in (("ref.json", ref), ("fake.json", fake)):
         (d / name).write_text(json.dumps(data), encoding="utf-8")
         paths.append(d / name)
+    # the fake's stderr, kept beside its results as `kodex run --json` does
+    erred = [c["case_id"] for c in fake["cases"] if c["outcome"] == "error"]
+    (d / "fake.stderr.log").write_text("starting\n" + f"boom in {erred[0]}: KeyError\n"
+                                       + "".join(f"line {i}\n" for i in range(30)), encoding="utf-8")
     return ref, fake, paths
 
 
@@ -180,10 +195,15 @@ def test_failures_show_the_first_difference(site):
 
 def test_hostile_titles_are_escaped(site):
     out, _ = site
-    pages = list(out.glob("*.html"))
+    pages = list(out.glob("*.html")) + list(out.glob("cases/*.html"))
     seen = False
+    ours = f"<script>{FILTER_SCRIPT}</script>"
     for p in pages:
         text = p.read_text(encoding="utf-8")
+        if p.name == "cases.html":      # the search and filters: the one script, by its hash
+            assert text.count(ours) == 1 and "script-src 'sha256-" in text
+            assert "unsafe-inline'; img" in text and "script-src 'unsafe" not in text
+            text = text.replace(ours, "")
         assert "<script" not in text, p.name
         assert "<img" not in text and "<em>" not in text, p.name
         if html.escape(HOSTILE, quote=True) in text:
@@ -194,14 +214,15 @@ def test_hostile_titles_are_escaped(site):
 def test_hostile_implementation_and_messages_are_escaped(runs, tmp_path):
     ref, _fake, _ = runs
     evil = degraded(ref, name='<svg onload=alert(1)>"', version="<i>1</i>")
+    evil["cases"] = evil["cases"][:60]          # every page of it, case pages too, kept small
     for c in evil["cases"][:20]:
         c["outcome"] = "<b>odd</b>"
         c["message"] = "</td></tr><script>x</script>"
         c["clause"] = "<u>9.9</u>"
     out = tmp_path / "site"
     build_site([evil], out)
-    for p in out.glob("*.html"):
-        text = p.read_text(encoding="utf-8")
+    for p in _pages(out):
+        text = p.read_text(encoding="utf-8").replace(f"<script>{FILTER_SCRIPT}</script>", "")
         for raw in ("<svg onload", "<i>1</i>", "<b>odd</b>", "<script", "<u>9.9</u>"):
             assert raw not in text, (p.name, raw)
     index = (out / "index.html").read_text(encoding="utf-8")
@@ -216,12 +237,18 @@ def test_internal_links_resolve(site):
 
 
 def test_no_network_no_script(site):
+    """No page fetches anything; the only script is the search and filters of cases.html,
+    inline and allowed by its hash alone."""
     out, _ = site
-    for p in out.glob("*.html"):
+    pages = _pages(out)
+    assert len(pages) > 2000                     # a page for every case
+    for p in pages:
         text = p.read_text(encoding="utf-8")
         assert "default-src 'none'" in text
         assert not re.search(r'(src|href)="(https?:)?//', text), p.name
-        assert "<script" not in text
+        if p.name == "cases.html":
+            text = text.replace(f"<script>{FILTER_SCRIPT}</script>", "")
+        assert "<script" not in text, p.name
 
 
 def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
@@ -237,7 +264,7 @@ def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
     p3 = tmp_path / "fake2.json"
     p3.write_text(json.dumps(later), encoding="utf-8")
     out = tmp_path / "site"
-    build_site([paths[0], paths[1], p3], out)
+    build_site([paths[0], paths[1], p3], out, case_pages=False)
     page = out / "diff-2-3.html"
     assert page.is_file()
     text = page.read_text(encoding="utf-8")
@@ -249,7 +276,7 @@ def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
     assert not (out / "diff-1-2.html").exists()
     # a rebuild without the second run removes the stale diff page, nothing else
     (out / "mine.txt").write_text("keep", encoding="utf-8")
-    build_site([paths[0]], out)
+    build_site([paths[0]], out, case_pages=False)
     assert not page.exists() and (out / "mine.txt").exists()
 
 
@@ -260,7 +287,7 @@ def test_prove_and_amendment_pages(runs, tmp_path):
     ap.write_text(json.dumps(amend, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "site"
     pj = prove_json(tmp_path / "prove")
-    build_site(paths, out, prove=pj, amendment=ap)
+    build_site(paths, out, prove=pj, amendment=ap, case_pages=False)
     prove = (out / "prove.html").read_text(encoding="utf-8")
     data = json.loads(pj.read_text(encoding="utf-8"))
     for row in data["rows"]:
@@ -268,15 +295,28 @@ def test_prove_and_amendment_pages(runs, tmp_path):
     am = (out / "amendment.html").read_text(encoding="utf-8")
     assert "4.0" in am and "<ins>" in am and "&lt;b&gt;új&lt;/b&gt;" in am
     assert "<b>új</b>" not in am
+    # in words, never the JSON's keys; the Hungarian text wrapped by words; the next steps
+    words = _text(out / "amendment.html")
+    summary = re.findall(r'<table id="amendment-summary">(.*?)</table>', am, flags=re.S)[0]
+    heads = re.findall(r"<th>([^<]*)</th>", summary)
+    assert heads and not set(heads) & set(amend["summary"]) and not any("_" in h for h in heads)
+    assert "clauses whose text changed" in words and "cases to review" in words
+    assert 'class="diff" lang="hu"' in am and 'id="next-steps"' in am
+    assert "Review needed." in words or "Nothing cited changed." in words
 
 
 def test_cli_writes_site_and_names_index(runs, tmp_path, capsys):
-    _ref, _fake, paths = runs
+    ref, fake, _paths = runs
+    paths = []
+    for name, data in (("ref.json", ref), ("fake.json", fake)):     # a slice: the command is tested
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps({**data, "cases": data["cases"][:120]}), encoding="utf-8")
     out = tmp_path / "cli-site"
     rc = kodex(["report", "--results", str(paths[0]), "--results", str(paths[1]),
                 "--out", str(out)])
     assert rc == 0
     assert str((out / "index.html").resolve()) in capsys.readouterr().out.replace("\n", "")
+    assert len(list((out / "cases").glob("*.html"))) == 120
 
 
 @pytest.mark.parametrize("content, needle", [
@@ -289,7 +329,7 @@ def test_bad_results_named_by_file_and_nothing_written(tmp_path, capsys, content
     bad = tmp_path / "bad.json"
     bad.write_text(content, encoding="utf-8")
     with pytest.raises(ReportInputError) as exc:
-        build_site([bad], tmp_path / "site")
+        build_site([bad], tmp_path / "site", case_pages=False)
     assert str(bad) in str(exc.value) and needle in str(exc.value)
     rc = kodex(["report", "--results", str(bad), "--out", str(tmp_path / "site")])
     err = capsys.readouterr().err
@@ -316,7 +356,7 @@ def test_results_2_fields_gave_up_and_inconsistent_totals_are_shown(runs, tmp_pa
     v2["profiles"] = {"kodex": {"pass": 1}}
     v2["totals"]["pass"] += 1                      # a file whose totals lie
     out = tmp_path / "site"
-    build_site([v2], out)
+    build_site([v2], out, case_pages=False)
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "GAVE UP" in index and "implementation crashed &lt;twice&gt;" in index
     assert "disagrees with its cases" in index
@@ -325,11 +365,11 @@ def test_results_2_fields_gave_up_and_inconsistent_totals_are_shown(runs, tmp_pa
     assert "not in profile" not in index
     declared = degraded(ref)
     declared["profile"], declared["profile_declared"] = ["state"], True
-    build_site([declared], out)
+    build_site([declared], out, case_pages=False)
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "declared profile: state" in index and "not in profile" in index
     consistent = degraded(ref)
-    build_site([consistent], out)
+    build_site([consistent], out, case_pages=False)
     assert "disagrees" not in (out / "index.html").read_text(encoding="utf-8")
 
 
@@ -347,19 +387,28 @@ def test_a_results_file_without_cases_is_loud(tmp_path, capsys):
 # --------------------------------------------------------------------------
 # the corpus strength page (kodex strength, properties/strength.py)
 
+def _pages(out: Path) -> list[Path]:
+    """Every page of the site: the top level and the case pages (cases/)."""
+    return sorted(out.glob("*.html")) + sorted(out.glob("cases/*.html"))
+
+
 def _links_resolve(out: Path) -> int:
-    """Every link of the site is internal and resolves (page and anchor); the number checked."""
+    """Every link of the site is internal and resolves (page and anchor, relative to the page
+    that links); the number checked."""
+    import posixpath
     from urllib.parse import unquote
-    ids = {p.name: _parse(p).ids for p in out.glob("*.html")}
+    parsed = {p.relative_to(out).as_posix(): _parse(p) for p in _pages(out)}
+    ids = {name: page.ids for name, page in parsed.items()}
     n = 0
-    for p in out.glob("*.html"):
-        for href in _parse(p).hrefs:
-            assert "://" not in href and not href.startswith("//"), (p.name, href)
+    for name, page_html in parsed.items():
+        for href in page_html.hrefs:
+            assert "://" not in href and not href.startswith("//"), (name, href)
             page, _, frag = href.partition("#")
-            page = page or p.name
-            assert page in ids, (p.name, href)
+            page = posixpath.normpath(posixpath.join(posixpath.dirname(name), page)) if page \
+                else name
+            assert page in ids, (name, href)
             if frag:
-                assert unquote(frag) in ids[page], (p.name, href)
+                assert unquote(frag) in ids[page], (name, href)
             n += 1
     return n
 
@@ -386,7 +435,7 @@ def test_strength_page_shows_the_scores_of_the_json(runs, tmp_path, catalog):
     sp = tmp_path / "strength.json"
     sp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "site"
-    build_site(paths, out, strength=sp)
+    build_site(paths, out, strength=sp, case_pages=False)
     text = (out / "strength.html").read_text(encoding="utf-8")
     o = data["overall"]
     assert f'id="strength-score">{o["score"]:.1f}%<' in text
@@ -428,7 +477,7 @@ def test_strength_page_shows_the_scores_of_the_json(runs, tmp_path, catalog):
 def test_no_strength_results_is_loud_never_zero(runs, tmp_path):
     _ref, _fake, paths = runs
     out = tmp_path / "site"
-    build_site(paths, out)
+    build_site(paths, out, case_pages=False)
     text = (out / "strength.html").read_text(encoding="utf-8")
     assert "NO STRENGTH RESULTS" in text and "UNKNOWN, not 0%" in text
     body = text.split("<main>", 1)[1]
@@ -436,7 +485,7 @@ def test_no_strength_results_is_loud_never_zero(runs, tmp_path):
     assert "NO STRENGTH RESULTS" in (out / "index.html").read_text(encoding="utf-8")
     assert "Corpus strength of this title" not in (out / "title-124.html").read_text("utf-8")
     # results without a scored mutant (all equivalent): loud too, no 0%
-    build_site(paths, out, strength=strength_report(scored=False))
+    build_site(paths, out, strength=strength_report(scored=False), case_pages=False)
     text = (out / "strength.html").read_text(encoding="utf-8")
     assert "NO SCORED MUTANTS" in text and 'id="strength-score"' not in text
     assert "0.0%" not in text
@@ -448,6 +497,7 @@ def test_cli_picks_up_strength_next_to_the_results(runs, tmp_path, capsys):
     ref, _fake, _paths = runs
     (tmp_path / "runs").mkdir()
     results = tmp_path / "runs" / "reference.json"       # as `make run` lays them out
+    ref = {**ref, "cases": ref["cases"][:150]}           # the strength page is what is looked at
     results.write_text(json.dumps(ref), encoding="utf-8")
     data = strength_report()
     (tmp_path / "strength.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -490,10 +540,118 @@ def test_bad_strength_file_named_and_nothing_written(runs, tmp_path, capsys, con
     bad = tmp_path / "bad-strength.json"
     bad.write_text(content, encoding="utf-8")
     with pytest.raises(ReportInputError) as exc:
-        build_site(paths, tmp_path / "site", strength=bad)
+        build_site(paths, tmp_path / "site", strength=bad, case_pages=False)
     assert str(bad) in str(exc.value) and needle in str(exc.value)
     rc = kodex(["report", "--results", str(paths[0]), "--out", str(tmp_path / "site"),
                 "--strength", str(bad)])
     err = capsys.readouterr().err
     assert rc == 2 and "bad-strength.json" in err and "Traceback" not in err
     assert not (tmp_path / "site").exists()
+
+
+# --------------------------------------------------------------------------
+# issue 28: the report as people read it; issue 24: verdicts beside the pass rate
+
+def _text(path: Path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
+
+
+def test_every_summary_says_how_many_cases_got_a_verdict(runs, site):
+    ref, fake, _paths = runs
+    out, index = site
+    text = " ".join(_text(index).split())
+    n = len(ref["cases"])
+    assert f"{n} cases: {n} passed (100% with a verdict)" in text
+    counts = Counter(c["outcome"] for c in fake["cases"])
+    judged = n - counts["skip"] - counts["not_run"]
+    assert f"{counts['skip']} skipped" in text and f"({100 * judged / n:.1f}% with a verdict)" in text
+    # every matrix cell: how many of its cases got a verdict
+    for cell in _parse(index).cells:
+        if cell["text"].strip() == "—":
+            continue
+        total = int(cell["data-total"])
+        no_verdict = int(cell.get("data-o-skip", 0)) + int(cell.get("data-o-not-run", 0))
+        assert f"{total - no_verdict} of {total} with a verdict" in cell["text"], cell
+    # a title page
+    t4 = " ".join(_text(out / "title-4.html").split())
+    assert re.search(r"\d+ cases: \d+ passed, .*\(\d+\.\d% with a verdict\)", t4)
+
+
+def test_skip_reasons_per_implementation(runs, site):
+    _ref, fake, _paths = runs
+    out, index = site
+    page = index.read_text(encoding="utf-8")
+    assert 'id="skips"' in page
+    want = Counter(tuple(c["unsupported"][0].partition(":")[::2]) for c in fake["cases"]
+                   if c["outcome"] == "skip")
+    rows = re.findall(r'<table class="skips" data-run="1">(.*?)</table>', page, flags=re.S)[0]
+    shown = {(html.unescape(k), html.unescape(n)): int(v) for k, n, v in
+             re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>(\d+)</td></tr>", rows)}
+    assert shown == dict(want)
+    assert ("feature", "reaction-queue") in shown and ("verb", "attack") in shown
+    assert "&lt;b&gt;odd&lt;/b&gt;" in rows and "<b>odd</b>" not in rows
+    assert '<table class="skips" data-run="0">' not in page      # the reference skipped nothing
+
+
+def test_a_page_for_every_case(runs, site):
+    ref, fake, _paths = runs
+    out, _index = site
+    from reports.html.site import case_page
+    pages = {p.relative_to(out).as_posix() for p in out.glob("cases/*.html")}
+    ids = [c["case_id"] for c in ref["cases"]]
+    assert pages == {case_page(cid) for cid in ids}
+    listing = (out / "cases.html").read_text(encoding="utf-8")
+    assert listing.count('<tr data-bad="') == len(ids)
+    # a case the fake fails: its first difference, the reference's verdict, the YAML, events, rerun
+    failing = next(c for c in fake["cases"] if c["outcome"] == "fail")
+    page = _text(out / case_page(failing["case_id"]))
+    assert "players.A.hp" in page and "The reference engine (ruleset" in page
+    assert "id:" in page and "then:" in page                       # the case as its file writes it
+    assert f"kodex run -k {failing['case_id']}" in page.replace("'", "")
+    assert "kodex explain -k" in page
+    # events with the clause that produced each, linked to the clause's text
+    with_events = next(c for c in ref["cases"] if c["case_id"] == "4.12.0/draw-takes-top-card")
+    raw = (out / case_page(with_events["case_id"])).read_text(encoding="utf-8")
+    assert '<ol class="events">' in raw and 'class="why"' in raw and "../title-4.html#clause-4.12.0" in raw
+    # an error of the fake: the lines of its stderr log that name the case
+    erred = next(c for c in fake["cases"] if c["outcome"] == "error")
+    page = _text(out / case_page(erred["case_id"]))
+    assert f"boom in {erred['case_id']}" in page and "fake.stderr.log" in page
+    # the filters: failures only and where the implementations differ
+    rows = re.findall(r'<tr data-bad="(\d)" data-differs="(\d)" data-case="([^"]*)"', listing)
+    bad = {html.unescape(cid) for b, _d, cid in rows if b == "1"}
+    assert failing["case_id"] in bad and erred["case_id"] in bad
+    outcome = {c["case_id"]: c["outcome"] for c in fake["cases"]}  # the reference passes all
+    assert {html.unescape(c) for _b, d, c in rows if d == "1"} == {
+        cid for cid, o in outcome.items() if o not in ("pass", "xpass")}
+
+
+def test_clause_cross_references_link_to_the_clause(site):
+    out, _index = site
+    page = (out / "title-4.html").read_text(encoding="utf-8")
+    links = re.findall(r'<a class="xref" href="([^"]+)"[^>]*>([^<]+)</a>', page)
+    assert ("title-4.html#clause-4.13.1", "4.13.1.") in links
+    assert all(h.split("#clause-")[1].replace("%3A", ":") == t.rstrip(".") for h, t in links)
+
+
+def test_hungarian_prose_wraps_by_words_and_tables_scroll_in_their_box(site):
+    out, index = site
+    page = index.read_text(encoding="utf-8")
+    assert '<div class="scroll"><table' in page and "</table></div>" in page
+    assert ".diff[lang=hu]{white-space:normal;word-break:normal" in page
+    assert "[lang=hu]{overflow-wrap:break-word;word-break:normal" in page
+    assert '<svg class="chart"' in page and "svg.chart{max-width:100%" in page
+
+
+def test_foreign_files_in_the_site_directory_are_kept(runs, tmp_path):
+    _ref, fake, _paths = runs
+    small = {**fake, "cases": fake["cases"][:30]}
+    out = tmp_path / "site"
+    build_site([small], out)
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    (out / "title-4.html").write_text("stale", encoding="utf-8")       # a page of ours: replaced
+    build_site([{**small, "cases": small["cases"][:10]}], out)
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert (out / "title-4.html").read_text(encoding="utf-8") != "stale"
+    assert len(list((out / "cases").glob("*.html"))) == 10              # no page of the earlier build
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.")]

@@ -174,7 +174,9 @@ def test_matrix_shows_the_numbers_of_the_json(browser_context, built):
         assert heads[1:] == ["hkk-kodex reference 0.1.0", "degraded-fake 0.0.1",
                              "degraded-fake 0.0.2"]
         cells = page.eval_on_selector_all(
-            "#matrix td.cell", "els => els.map(e => [e.dataset.run, e.dataset.row, e.innerText])")
+            "#matrix td.cell", "els => els.map(e => [e.dataset.run, e.dataset.row, e.innerText, "
+            "(e.querySelector('.counts') || {}).innerText || '', "
+            "(e.querySelector('.verdicts') || {}).innerText || ''])")
         clause_links = page.eval_on_selector_all("#matrix th a",
                                                  "els => els.map(e => e.innerText)")
     finally:
@@ -182,7 +184,7 @@ def test_matrix_shows_the_numbers_of_the_json(browser_context, built):
     runs = (ref, fake, later)
     expected = [section_counts(r, catalog) for r in runs]
     seen_rows = 0
-    for run, row, text in cells:
+    for run, row, text, counts_text, verdicts in cells:
         run = int(run)
         if row == "all":
             want = {k: v for k, v in runs[run]["totals"].items() if v}
@@ -194,10 +196,13 @@ def test_matrix_shows_the_numbers_of_the_json(browser_context, built):
             assert text.strip() == "—", (run, row, text)
             continue
         shown = {m.group(1): int(m.group(2))
-                 for m in re.finditer(r"([a-z_ ]+?) (\d+)(?: ·|$)", " ".join(text.split()))}
+                 for m in re.finditer(r"([a-z_ ]+?) (\d+)(?: ·|$)", " ".join(counts_text.split()))}
         shown = {k.strip().replace(" ", "_"): v for k, v in shown.items()}
         for outcome, n in want.items():
             assert shown.get(outcome) == n, (run, row, outcome, text)
+        total = sum(want.values())
+        judged = total - want.get("skip", 0) - want.get("not_run", 0)
+        assert verdicts == f"{judged} of {total} with a verdict", (run, row, verdicts)
         passed = want.get("pass", 0) + want.get("xpass", 0)
         denom = sum(want.values()) - want.get("skip", 0)
         if denom:
@@ -251,3 +256,99 @@ def test_strength_page_shows_the_score_and_hungarian_titles(browser_context, bui
         s = want[rid]
         assert shown == ("—" if s is None else "100%" if s == 100 else f"{s:.1f}%"), (rid, shown)
     assert ["124 Izomjelző", "124. Izomjelző"] in [t[:2] for t in titles]
+
+
+# --------------------------------------------------------------------------
+# issue 28: the page of every case, narrow and wide; the search and filters of cases.html
+
+def _overflow(page) -> int:
+    """How far the page is wider than the window (0: nothing to scroll sideways)."""
+    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_case_pages_at_800_and_1400_px(browser_context, built, width):
+    """A sample of the case pages (a failing one, an erring one, spread over the corpus) and the
+    overview load cleanly, keep to the window's width (tables scroll in their own box) and wrap
+    the Hungarian text by words."""
+    out, index, (ref, fake, _later, _s) = built
+    from reports.html.site import case_page
+    ids = [c["case_id"] for c in ref["cases"]]
+    sample = ids[:: max(1, len(ids) // 10)]
+    sample += [next(c["case_id"] for c in fake["cases"] if c["outcome"] == o)
+               for o in ("fail", "error", "timeout", "skip")]
+    tab = _Tab(browser_context)
+    try:
+        tab.page.set_viewport_size({"width": width, "height": 900})
+        for cid in sample:
+            url = (out / case_page(cid)).resolve().as_uri()
+            errors, page_errors, foreign = tab.open(url)
+            assert not errors and not page_errors and not foreign, (cid, errors, page_errors, foreign)
+            page = tab.page
+            assert page.title().startswith("Case ")
+            assert _overflow(page) <= 0, (cid, width, _overflow(page))
+            heads = page.eval_on_selector_all("h2", "els => els.map(e => e.innerText)")
+            assert heads[:3] == ["Verdicts", "Expected and actual", "The case"], (cid, heads)
+            assert "Run it again" in heads
+            assert page.inner_text("pre.yaml").lstrip().startswith("- id:"), cid
+            # every table sits in a box of its own that scrolls: none wider than the window
+            boxes = page.eval_on_selector_all(
+                "table", "els => els.map(t => [t.parentElement.className, "
+                         "t.parentElement.getBoundingClientRect().right])")
+            assert all(cls == "scroll" and right <= width for cls, right in boxes), (cid, boxes)
+            # Hungarian prose breaks between words only
+            styles = page.eval_on_selector_all(
+                "[lang=hu]", "els => els.map(e => getComputedStyle(e).wordBreak)")
+            assert styles and set(styles) == {"normal"}, (cid, set(styles))
+        # the clause link of a case page leads to the clause's text on its title page
+        tab.open((out / case_page(sample[0])).resolve().as_uri())
+        tab.page.click("main p a")
+        tab.page.wait_for_load_state("load")
+        assert "/title-" in tab.page.url and "#clause-" in tab.page.url
+        # the overview and the amendment page keep to the window too
+        for name in ("index.html", "amendment.html", "cases.html"):
+            errors, page_errors, _ = tab.open((out / name).resolve().as_uri())
+            assert not errors and not page_errors, (name, errors, page_errors)
+            assert _overflow(tab.page) <= 0, (name, width, _overflow(tab.page))
+    finally:
+        tab.page.close()
+
+
+def test_cases_search_and_filters_work_without_a_server(browser_context, built):
+    out, _index, (ref, fake, later, _s) = built
+    page, errors, page_errors, foreign = _load(browser_context, (out / "cases.html").resolve().as_uri())
+    try:
+        assert not errors and not page_errors and not foreign
+        total = len(ref["cases"])
+
+        def shown() -> int:
+            return page.evaluate("document.querySelectorAll('#cases tbody tr:not([hidden])').length")
+        assert page.is_visible("#filters") and shown() == total
+        assert page.inner_text("#shown") == str(total)
+        page.check("#failures")
+        bad = page.evaluate("document.querySelectorAll('#cases tbody tr[data-bad=\"1\"]').length")
+        assert 0 < shown() == bad < total
+        page.uncheck("#failures")
+        page.check("#differ")
+        differ = page.evaluate("document.querySelectorAll('#cases tbody tr[data-differs=\"1\"]').length")
+        assert 0 < shown() == differ < total
+        page.uncheck("#differ")
+        # search: words of the id or title, accents ignored
+        page.fill("#q", "4.8.4/")
+        want = sum(1 for c in ref["cases"] if "4.8.4/" in c["case_id"].lower()
+                   or "4.8.4/" in (c.get("title") or "").lower())
+        assert shown() == want > 0 and page.inner_text("#shown") == str(want)
+        page.fill("#q", "4.8.4/ zzzz-no-such-word")
+        assert shown() == 0
+        page.fill("#q", "")
+        assert shown() == total
+    finally:
+        page.close()
+    # a link may open it with a filter set
+    page, errors, page_errors, _ = _load(browser_context,
+                                         (out / "cases.html").resolve().as_uri() + "#failures")
+    try:
+        assert page.is_checked("#failures") and 0 < page.evaluate(
+            "document.querySelectorAll('#cases tbody tr:not([hidden])').length") < len(ref["cases"])
+    finally:
+        page.close()

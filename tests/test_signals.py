@@ -135,8 +135,14 @@ def test_stale_xfail_entry_is_exit_2(capsys, corpus, tmp_path):
 
 
 def test_all_skipped_is_not_a_pass(capsys, corpus):
-    rc, out = run(capsys, "run", corpus, "--ruleset", "nobody-offers-this")
+    # every case holds only under kodex and the run is under another ruleset: all skipped
+    (corpus / "sig.yaml").write_text(CASES.replace("    title:", "    rulesets: [kodex]\n    title:"),
+                                     encoding="utf-8")
+    rc, out = run(capsys, "run", corpus, "--ruleset", "kodex-mk")
     assert rc == 4 and "NOTHING TESTED" in out
+    # a ruleset nobody offers is a usage error (exit 2, the rulesets listed), not a skip of all
+    rc, out = run(capsys, "run", corpus, "--ruleset", "nobody-offers-this")
+    assert rc == 2 and "unknown ruleset 'nobody-offers-this'" in out
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e9", "abc"])

@@ -220,8 +220,10 @@ def _emit_calls(src: str):
 def test_every_event_field_the_engine_emits_is_in_the_vocabulary():
     calls = list(_emit_calls(_model_source()))
     assert len(calls) > 50
-    missing = [(name, sorted(f - set(vocab.vocabulary(2)["events"][name].fields))) for name, f in calls
-               if f - set(vocab.vocabulary(2)["events"][name].fields)]
+    every = {"clause"}        # every event may name its clause (vocab.EVENT_CLAUSE_DOC, change 28)
+    events = vocab.vocabulary(2)["events"]
+    missing = [(name, sorted(f - set(events[name].fields) - every)) for name, f in calls
+               if f - set(events[name].fields) - every]
     assert missing == []
     assert any(name == "moved" and "from" in f and "cause" in f for name, f in calls)
 

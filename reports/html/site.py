@@ -40,7 +40,8 @@ The pages are self-contained: the CSS is inline, the charts are inline SVG,
 there is no script, and a Content-Security-Policy forbids every fetch, so the
 site works from ``file://`` and never touches the network. Every text that
 comes from outside (case titles, messages, differences, implementation names)
-is HTML-escaped. Files are written with :mod:`conformance.atomicio`.
+is HTML-escaped and cut to a bound. The site is built in a directory beside ``--out`` and swapped
+in whole (:func:`_swap_in`): never a site of two builds.
 
 Results files: ``hkk-results/1`` and ``hkk-results/2`` (which adds the
 ``not_run`` outcome, per-profile tallies and ``gave_up``); an outcome the page
@@ -48,17 +49,22 @@ does not know gets its own count, never a crash.
 """
 from __future__ import annotations
 
+import base64
 import datetime as _dt
+import hashlib
 import html
 import json
+import os
 import re
+import shlex
+import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import quote
 
-from conformance import atomicio
 
 ACCEPTED_SCHEMAS = ("hkk-results/1", "hkk-results/2")
 STRENGTH_SCHEMA = "hkk-strength/1"
@@ -75,9 +81,16 @@ COLOUR = {"pass": "#2e8b57", "fail": "#c0392b", "error": "#8e44ad", "timeout": "
 MANIFEST = ".kodex-report-files"
 V1_FIELDS = ("schema", "implementation", "ruleset", "started", "finished", "duration_ms",
              "cases", "totals", "profiles", "profile", "profile_declared", "gave_up",
-             "unavailable", "kit")
+             "unavailable", "kit", "_path")
 PART_NAMES = {"rb7": "rb7 — 7th-edition rulebook, chapter 2",
               "mk": "mk — M.A.G.U.S. rules 5.00"}
+MAX_NAME, MAX_VERSION = 80, 40        # characters of an implementation's name / version shown
+MAX_TITLE = 300                       # characters of a case's title or id shown
+NO_VERDICT = ("skip", "not_run")      # outcomes that are no verdict on the implementation
+BAD = ("fail", "error", "timeout", "xpass", "not_run")
+WORDS = {"pass": "passed", "fail": "failed", "error": "errors", "timeout": "timeouts",
+         "skip": "skipped", "xfail": "expected failures", "xpass": "unexpected passes",
+         "not_run": "not run"}
 
 
 class ReportInputError(Exception):
@@ -145,6 +158,70 @@ def check_strength(data: dict, where: str = "the strength results") -> None:
         rows = data.get(key)
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise ReportInputError(f"{where}: field '{key}' must be a list of objects")
+    check_fields(data, "strength", where)
+
+
+# The fields of the side files the pages read, with the type each must have (absent or null is
+# allowed): a wrong type is unusable input (exit 2, the file and field named), never a crash.
+# "*" stands for every item of a list.
+SIDE_FIELDS: dict[str, list[tuple[str, str]]] = {
+    "prove": [("/policies", "list"), ("/rows", "list of objects"), ("/flat_reading", "object"),
+              ("/flat_reading/quotes", "object"), ("/gaps", "list of objects"),
+              ("/gaps/*/clauses", "list")],
+    "amendment": [("/summary", "object"), ("/changed", "list of objects"),
+                  ("/moved", "list of objects"), ("/removed", "list of objects"),
+                  ("/added", "list of objects"), ("/changed/*/new", "object"),
+                  ("/changed/*/impact", "object"), ("/changed/*/impact/cases", "list of objects"),
+                  ("/moved/*/new", "object"), ("/moved/*/impact", "object"),
+                  ("/removed/*/old", "object"), ("/removed/*/impact", "object"),
+                  ("/added/*/new", "object"), ("/added/*/covered_by", "object"),
+                  ("/added/*/covered_by/cases", "list"), ("/review", "object"),
+                  ("/review/cases", "list of objects"), ("/review/cases/*/clauses", "list"),
+                  ("/numbers", "list of objects"), ("/numbers/*/now", "list"),
+                  ("/still_old", "list of objects"), ("/still_old/*/now", "list"),
+                  ("/next_steps", "list")],
+    "strength": [("/goal", "object"), ("/tool", "object"), ("/corpus", "object"),
+                 ("/timing", "object"), ("/reachable", "object"), ("/unreachable_files", "list"),
+                 ("/problems", "list"), ("/corpus/left_out", "list"),
+                 ("/mutants/*/clauses", "list")],
+}
+
+
+def _json_type(v: Any) -> str:
+    return ("an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else
+            "a string" if isinstance(v, str) else "a boolean" if isinstance(v, bool) else
+            "a number" if isinstance(v, (int, float)) else "null" if v is None else "a value")
+
+
+def _select(data: Any, parts: list[str], ptr: str = ""):
+    if not parts:
+        yield ptr, data
+        return
+    head, rest = parts[0], parts[1:]
+    if head == "*":
+        if isinstance(data, list):
+            for i, item in enumerate(data):
+                yield from _select(item, rest, f"{ptr}/{i}")
+    elif isinstance(data, dict) and head in data:
+        yield from _select(data[head], rest, f"{ptr}/{head}")
+
+
+def check_fields(data: Any, kind: str, where: str) -> None:
+    """The side file ``data`` (``prove``, ``amendment``, ``strength``) has the types
+    :data:`SIDE_FIELDS` says, or ReportInputError names the first field that has not."""
+    if not isinstance(data, dict):
+        raise ReportInputError(f"{where}: a {kind} file is a JSON object")
+    for pattern, want in SIDE_FIELDS[kind]:
+        for ptr, value in _select(data, pattern.strip("/").split("/")):
+            if value is None:
+                continue
+            ok = (isinstance(value, dict) if want == "object" else isinstance(value, list)
+                  and (want == "list" or all(isinstance(x, dict) for x in value)))
+            if not ok:
+                got = _json_type(value) if want != "list of objects" or not isinstance(value, list) \
+                    else "a list with an item that is not an object"
+                raise ReportInputError(f"{where}: field '{ptr}' must be {'an' if want == 'object' else 'a'} "
+                                       f"{want}, not {got}")
 
 
 def find_strength(results: Iterable[str | Path | dict]) -> Path | None:
@@ -173,8 +250,14 @@ class Run:
         return self.data.get("implementation") or {}
 
     @property
-    def name(self) -> str:
+    def full_name(self) -> str:
+        """The implementation's name as its results say (for grouping runs, never rendered)."""
         return str(self.impl.get("name") or "unnamed implementation")
+
+    @property
+    def name(self) -> str:
+        """The name as pages show it: at most MAX_NAME characters."""
+        return _cut(self.full_name, MAX_NAME)
 
 
 def _runs(results: Iterable[str | Path | dict]) -> list[Run]:
@@ -189,7 +272,7 @@ def _runs(results: Iterable[str | Path | dict]) -> list[Run]:
     seen: Counter = Counter()
     for run in runs:
         v = run.impl.get("version")
-        run.label = run.name + (f" {v}" if v else "")
+        run.label = run.name + (f" {_cut(v, MAX_VERSION)}" if v else "")
         seen[run.label] += 1
     dup: Counter = Counter()
     for run in runs:
@@ -216,8 +299,20 @@ def title_page(section: str) -> str:
 
 
 def _anchor(kind: str, ident: str) -> str:
-    """An element id for a clause or case (whitespace is not allowed in ids)."""
-    return kind + "-" + re.sub(r"\s", "_", str(ident))
+    """An element id for a clause or case (whitespace is not allowed in ids; a very long id is
+    cut and told apart by its hash)."""
+    ident = str(ident)
+    if len(ident) > 120:
+        ident = ident[:80] + "-" + hashlib.sha1(ident.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return kind + "-" + re.sub(r"\s", "_", ident)
+
+
+def case_page(cid: str) -> str:
+    """The page of one case, under ``cases/``: a readable slug of its id and a hash (ids differ
+    in characters a file name cannot hold)."""
+    raw = str(cid).encode("utf-8", "surrogatepass")
+    slug = re.sub(r"[^A-Za-z0-9.]+", "-", str(cid)[:60]).strip("-.") or "case"
+    return f"cases/{slug}-{hashlib.sha1(raw).hexdigest()[:10]}.html"
 
 
 def _href(page: str, kind: str, ident: str) -> str:
@@ -225,11 +320,44 @@ def _href(page: str, kind: str, ident: str) -> str:
 
 
 def _json_short(value: Any, limit: int = 400) -> str:
+    """JSON text of an outside value, at most ``limit`` characters: the value is cut first
+    (:func:`_shrink`), so a huge value costs no more than a small one."""
     try:
-        s = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        s = json.dumps(_shrink(value, limit), ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
-        s = repr(value)
+        s = repr(value)[:limit + 1]
     return s if len(s) <= limit else s[:limit] + "…"
+
+
+def _shrink(value: Any, chars: int = 400, items: int = 50, depth: int = 8) -> Any:
+    """A copy of an outside value that is small whatever the value: strings cut to ``chars``,
+    lists and mappings to ``items`` entries, nesting to ``depth`` (what is left out is counted)."""
+    if isinstance(value, str):
+        return value if len(value) <= chars else value[:chars] + f"… ({len(value) - chars} more)"
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    if depth <= 0:
+        return "…"
+    if isinstance(value, dict):
+        out: dict = {}
+        for i, (k, v) in enumerate(value.items()):
+            if i >= items:
+                out["…"] = f"{len(value) - items} more fields"
+                break
+            out[_cut(k, 100)] = _shrink(v, chars, items, depth - 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        out_list = [_shrink(v, chars, items, depth - 1) for v in value[:items]]
+        if len(value) > items:
+            out_list.append(f"… {len(value) - items} more items")
+        return out_list
+    return _cut(repr(value), chars)
+
+
+def _cut(value: Any, limit: int) -> str:
+    """An outside text as shown: at most ``limit`` characters."""
+    s = "" if value is None else str(value)
+    return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
 CSS = """
@@ -263,19 +391,105 @@ del{background:#fdd}ins{background:#dfd}
 font-size:1.1em;max-width:60em}
 .score{font-size:2em;font-weight:bold}
 code{font-family:ui-monospace,monospace;font-size:.85em;white-space:pre-wrap;overflow-wrap:anywhere}
+*,*::before,*::after{box-sizing:border-box}
+header nav{display:flex;flex-wrap:wrap;gap:.2em 1em}header nav a{margin-right:0}
+.scroll{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em}.scroll>table{margin:0}
+svg.chart{max-width:100%;height:auto}
+[lang=hu]{overflow-wrap:break-word;word-break:normal;hyphens:manual}
+.diff[lang=hu]{white-space:normal;word-break:normal;overflow-wrap:break-word}
+.verdicts{font-size:.78em;color:#333}
+pre.yaml{background:#fff;border:1px solid #ccc;padding:.5em;overflow-x:auto;font-size:.85em;
+max-width:100%}
+.filters{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;margin:.6em 0}
+.filters input[type=search]{min-width:16em;padding:.25em}
+ol.events{font-family:ui-monospace,monospace;font-size:.85em;padding-left:2em}
+ol.events .why{font-family:system-ui,sans-serif;color:#1e7b47}
+.rerun code{display:block;background:#fff;border:1px solid #ccc;padding:.3em .5em;margin:.2em 0}
+a.xref{text-decoration:underline dotted}
 """
 
+# a case page (thousands of them) carries only the rules it uses: the matrix, strength, chart,
+# filter and amendment rules stay out (a tenth of a corpus report's size)
+_NOT_ON_CASE_PAGES = ("td.cell", ".counts", "tr.part", "table.matrix", "details.ids", "del", ".loud",
+                      ".score", "svg.chart", ".filters", ".verdicts{", "ins", ".clause")
+CASE_CSS = "".join(rule + "}" for rule in CSS.replace("\n", "").split("}")
+                   if rule.strip() and not rule.strip().startswith(_NOT_ON_CASE_PAGES))
 
-def _page(title: str, body: str, nav: list[tuple[str, str]]) -> str:
-    links = "".join(f'<a href="{e(h)}">{e(t)}</a>' for h, t in nav)
+# cases.html: search and filters, in the browser, without a server (the page's only script,
+# allowed by its hash in the page's Content-Security-Policy)
+FILTER_SCRIPT = r"""(function(){
+var q=document.getElementById('q'),f=document.getElementById('failures'),
+d=document.getElementById('differ'),n=document.getElementById('shown'),
+rows=Array.prototype.slice.call(document.querySelectorAll('#cases tbody tr'));
+function fold(s){return s.normalize('NFD').replace(/[\u0300-\u036f]/g,'').toLowerCase();}
+rows.forEach(function(r){r.kodexText=fold(r.textContent);});
+function apply(){var words=fold(q.value).split(/\s+/).filter(Boolean),c=0;
+rows.forEach(function(r){var ok=(!f.checked||r.dataset.bad==='1')&&
+(!d.checked||r.dataset.differs==='1')&&words.every(function(w){return r.kodexText.indexOf(w)>=0;});
+r.hidden=!ok;if(ok){c++;}});n.textContent=String(c);}
+[q,f,d].forEach(function(el){el.addEventListener('input',apply);el.addEventListener('change',apply);});
+var h=location.hash.slice(1);if(h==='failures'){f.checked=true;}if(h==='differ'){d.checked=true;}
+if(h.indexOf('q=')===0){q.value=decodeURIComponent(h.slice(2));}
+document.getElementById('filters').hidden=false;apply();})();"""
+
+
+def _page(title: str, body: str, nav: list[tuple[str, str]], depth: int = 0,
+          script: str | None = None, css: str = CSS) -> str:
+    """A page: ``depth`` folders below the site's root (the links are made relative to it);
+    ``script``: its one inline script, allowed by its hash and nothing else (no fetch)."""
+    up = "../" * depth
+    links = "".join(f'<a href="{e(up + h)}">{e(t)}</a>' for h, t in nav)
+    csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+    if script is not None:
+        digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+        csp += f"; script-src 'sha256-{digest}'"
+    tail = f"<script>{script}</script>" if script is not None else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'; img-src data:\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">"
             "<link rel=\"icon\" href=\"data:,\">"
-            f"<title>{e(title)}</title><style>{CSS}</style></head><body>"
+            f"<title>{e(title)}</title><style>{css}</style></head><body>"
             f"<header><h1>{e(title)}</h1><nav>{links}</nav></header>"
-            f"<main>{body}</main></body></html>\n")
+            f"<main>{_scrolling(body)}</main>{tail}</body></html>\n")
+
+
+def _scrolling(body: str) -> str:
+    """Every table in a box that scrolls sideways on its own when the page is narrow."""
+    return body.replace("<table", '<div class="scroll"><table').replace("</table>", "</table></div>")
+
+
+def verdict_summary(counts: Counter) -> str:
+    """``2191 cases: 1906 passed, 285 skipped (87.0% with a verdict)``: every outcome, and how
+    many cases got a verdict (neither skipped nor not run)."""
+    n = sum(counts.values())
+    if not n:
+        return "no case"
+    parts = [f"{counts[k]} {WORDS.get(k, k)}" for k in outcome_keys([counts]) if counts.get(k)]
+    judged = n - sum(counts.get(k, 0) for k in NO_VERDICT)
+    return (f"{n} case{'s' if n != 1 else ''}: {', '.join(parts)} "
+            f"({_pct(judged / n)} with a verdict)")
+
+
+def skip_reasons(run: "Run", limit: int = 40) -> list[tuple[str, str, int]]:
+    """(kind, name, count) of the reasons a run skipped cases, from ``cases[].unsupported``
+    (``verb:attack``, ``ruleset:kodex-mk``, ``profile:events``, ``feature:NAME`` — any
+    ``kind:name``), the most frequent first; a skip without one counts as ``other``."""
+    c: Counter = Counter()
+    for case in run.cases.values():
+        if case.get("outcome") != "skip":
+            continue
+        reasons = case.get("unsupported")
+        if not isinstance(reasons, list) or not reasons:
+            c[("other", _cut(case.get("message") or "(no reason given)", 120))] += 1
+            continue
+        for r in reasons[:20]:
+            kind, sep, name = _cut(r, 200).partition(":")
+            c[(kind, name) if sep else ("other", kind)] += 1
+    rows = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+    out = [(k, n, v) for (k, n), v in rows[:limit]]
+    if len(rows) > limit:
+        out.append(("…", f"{len(rows) - limit} more reasons", sum(v for _k, v in rows[limit:])))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -332,10 +546,12 @@ def _cell(counts: Counter, href: str | None, run: Run, row: str) -> str:
     rate_html = f'<span class="rate">{_pct(r)}</span>'
     if href:
         rate_html = f'<a href="{e(href)}">{rate_html}</a>'
-    tip = f"{run.label}: {n} cases, " + ", ".join(f"{k} {counts.get(k, 0)}" for k in shown)
+    tip = f"{run.label}: {verdict_summary(counts)}"
+    judged = n - sum(counts.get(k, 0) for k in NO_VERDICT)
     return (f'<td class="cell" style="background:{_colour(r)}" title="{e(tip)}" '
             f'data-run="{run.index}" data-row="{e(row)}" data-total="{n}" {data}>'
-            f'{rate_html}<br><span class="counts">{counts_html}</span></td>')
+            f'{rate_html}<br><span class="counts">{counts_html}</span><br>'
+            f'<span class="verdicts">{judged} of {n} with a verdict</span></td>')
 
 
 def _bar(counts: Counter, width: int = 220, height: int = 12) -> str:
@@ -381,8 +597,10 @@ def _data_name(outcome: str) -> str:
 class _Site:
     def __init__(self, runs: list[Run], catalog, out: Path, prove: dict | None,
                  amendment: dict | None, untestable: dict, conflicts: list,
-                 strength: dict | None = None, strength_note: str | None = None):
+                 strength: dict | None = None, strength_note: str | None = None,
+                 case_pages: bool = True):
         self.runs, self.catalog, self.out = runs, catalog, out
+        self.case_pages = case_pages
         self.prove, self.amendment = prove, amendment
         self.strength, self.strength_note = strength, strength_note
         self.untestable, self.conflicts = untestable, conflicts
@@ -407,10 +625,16 @@ class _Site:
                 self.also.setdefault(str(a), []).append(cid)
         self.diffs = self._diff_pairs()
         self.written: list[str] = []
+        self._logs: dict[int, tuple[str | None, list[str]]] = {}
+        self.definitions = _definitions(c.get("file") for c in self.case_info.values()) \
+            if case_pages else {}
+        self.definitions_by_file: dict[str, list] = {}
+        for d in self.definitions.values():
+            self.definitions_by_file.setdefault(str(d.file), []).append(d)
 
     # ---------------------------------------------------------------- pages
     def nav(self) -> list[tuple[str, str]]:
-        nav = [("index.html", "Overview"), ("clauses.html", "Clauses"),
+        nav = [("index.html", "Overview"), ("cases.html", "Cases"), ("clauses.html", "Clauses"),
                ("registers.html", "Registers")]
         if self.prove is not None:
             nav.append(("prove.html", "Proofs"))
@@ -421,8 +645,14 @@ class _Site:
             nav.append((f"diff-{i + 1}-{j + 1}.html", f"Diff {i + 1}→{j + 1}"))
         return nav
 
-    def write(self, name: str, title: str, body: str) -> None:
-        atomicio.write_text(self.out / name, _page(title, body, self.nav()))
+    def write(self, name: str, title: str, body: str, script: str | None = None) -> None:
+        """One page into the build directory (a fresh one: the site is swapped in whole)."""
+        depth = name.count("/")
+        path = self.out / name
+        if depth:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_page(title, body, self.nav(), depth, script,
+                              CASE_CSS if name.startswith("cases/") else CSS), encoding="utf-8")
         self.written.append(name)
 
     def counts(self, run: Run, ids: Iterable[str]) -> Counter:
@@ -435,6 +665,10 @@ class _Site:
 
     def build(self) -> list[str]:
         self.overview()
+        self.cases_index()
+        if self.case_pages:
+            for cid in self.case_info:
+                self.case_detail(cid)
         self.clause_matrix()
         for sec, title, part in self.sections:
             self.title(sec, title, part)
@@ -481,7 +715,7 @@ class _Site:
         b.append(f'<p class="note">Generated {e(_now())} from {len(runs)} results '
                  f'file{"s" if len(runs) != 1 else ""}. Pass rate = (pass + xpass) / '
                  f'(cases − skip); xfail, not run and unknown outcomes count as not passed.</p>')
-        b.append("<h2>Runs</h2><table><tr><th>#</th><th>implementation</th><th>file</th>"
+        b.append('<h2>Runs</h2><table id="runs"><tr><th>#</th><th>implementation</th><th>file</th>'
                  "<th>ruleset</th><th>started</th><th>duration</th><th>cases</th>"
                  "<th>pass rate</th><th>notes</th></tr>")
         for run in runs:
@@ -505,20 +739,27 @@ class _Site:
                              + _json_short(declared, 200))
             dur = d.get("duration_ms")
             b.append(f"<tr><td>{run.index + 1}</td><td>{e(run.label)}</td>"
-                     f"<td>{e(run.path)}</td><td>{e(d.get('ruleset'))}</td>"
-                     f"<td>{e(d.get('started'))}</td>"
+                     f"<td>{e(_cut(run.path, MAX_TITLE))}</td><td>{e(_cut(d.get('ruleset'), 80))}</td>"
+                     f"<td>{e(_cut(d.get('started'), 40))}</td>"
                      f"<td>{e(f'{dur / 1000:.2f} s' if isinstance(dur, (int, float)) else '')}</td>"
-                     f"<td>{len(run.cases)}</td><td>{_pct(rate(tot))}</td>"
+                     f'<td class="summary">{e(verdict_summary(tot))}</td><td>{_pct(rate(tot))}</td>'
                      f'<td class="{"fail" if d.get("gave_up") or not run.cases else ""}">'
                      f"{e('; '.join(notes))}</td></tr>")
         b.append("</table>")
+        b.append('<p>Every case, with search and filters: <a href="cases.html">all cases</a> · '
+                 '<a href="cases.html#failures">failures only</a> · '
+                 '<a href="cases.html#differ">where the implementations differ</a></p>')
         for run in runs:
             extra = {k: v for k, v in run.data.items() if k not in V1_FIELDS}
             if extra:
+                keys = ", ".join(_cut(k, 60) for k in list(extra)[:20]) + (
+                    f" and {len(extra) - 20} more" if len(extra) > 20 else "")
+                text = json.dumps(_shrink(extra, 2000, 100), ensure_ascii=False, indent=1,
+                                  default=str)
                 b.append(f"<details><summary>Further fields of run {run.index + 1} "
-                         f"({e(', '.join(extra))})</summary><pre class=\"diff\">"
-                         + e(json.dumps(extra, ensure_ascii=False, indent=1, default=str)[:20000])
+                         f"({e(keys)})</summary><pre class=\"diff\">" + e(_cut(text, 20000))
                          + "</pre></details>")
+        b.append(self.skips_table())
         b.append("<h2>Outcomes</h2>" + self.chart())
         b.append(self.profiles_table())
         b.append("<h2>Implementation matrix</h2>")
@@ -564,6 +805,26 @@ class _Site:
                         f'run {j + 1}</a> ({e(runs[i].name)})</li>')
         b.append("<h2>More</h2><ul>" + "".join(more) + "</ul>")
         self.write("index.html", "HKK Kódex conformance report", "".join(b))
+
+    def skips_table(self) -> str:
+        """Why cases were skipped, per implementation (``cases[].unsupported``): what to build
+        next, the most frequent first."""
+        per = [(r, skip_reasons(r)) for r in self.runs]
+        if not any(rows for _r, rows in per):
+            return ""
+        b = ['<h2 id="skips">Why cases were skipped</h2><p class="note">Per implementation, '
+             'each reason the harness or the implementation gave (<code>kind:name</code>: a verb, '
+             'a ruleset, an observation of the profile, a feature …) and how many cases it '
+             'skipped: what to build next.</p>']
+        for run, rows in per:
+            if not rows:
+                continue
+            b.append(f'<h3>{e(run.label)}</h3><table class="skips" data-run="{run.index}">'
+                     "<tr><th>kind</th><th>name</th><th>cases</th></tr>")
+            for kind, name, n in rows:
+                b.append(f"<tr><td>{e(kind)}</td><td>{e(name)}</td><td>{n}</td></tr>")
+            b.append("</table>")
+        return "".join(b)
 
     def tested_clauses(self, sec: str) -> list:
         """The clauses of ``sec`` that some case has as its own, in document order."""
@@ -613,8 +874,9 @@ class _Site:
         keys = outcome_keys(self.counts(r, r.cases) for r in self.runs)
         width, bar_x, bar_w, row_h = 900, 300, 560, 26
         height = row_h * len(self.runs) + 40
-        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                 f'viewBox="0 0 {width} {height}" role="img" aria-label="outcomes per run">']
+        parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+                 f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+                 f'aria-label="outcomes per run">']
         for n, run in enumerate(self.runs):
             y = 10 + n * row_h
             c = self.counts(run, run.cases)
@@ -662,8 +924,10 @@ class _Site:
                     cells.append('<td class="none">not in this run</td>')
                     continue
                 cells.append("<td>" + _verdict(case) + "</td>")
-            rows.append(f'<tr id="{e(_anchor("case", cid))}"><td><b>{e(cid)}</b><br>'
-                        f'{e(info.get("title"))}<br><span class="note">{e(where)}</span></td>'
+            rows.append(f'<tr id="{e(_anchor("case", cid))}"><td><b><a href="{e(self.case_target(cid))}">'
+                        f'{e(_cut(cid, MAX_TITLE))}</a></b><br>'
+                        f'{e(_cut(info.get("title"), MAX_TITLE))}<br>'
+                        f'<span class="note">{e(_cut(where, MAX_TITLE))}</span></td>'
                         + "".join(cells) + "</tr>")
         rows.append("</table>")
         return "".join(rows)
@@ -673,13 +937,12 @@ class _Site:
         clauses = self.catalog.in_section(sec)
         ids = self.by_section.get(sec, [])
         b = [f'<p class="note">{e(_part_label(part))} · {len(clauses)} clauses · '
-             f'{len(ids)} cases</p>', '<table><tr><th>implementation</th><th>pass rate</th>'
-             '<th>outcomes</th><th>counts</th></tr>']
+             f'{len(ids)} cases</p>', '<table class="title-runs"><tr><th>implementation</th>'
+             '<th>pass rate</th><th>outcomes</th><th>cases</th></tr>']
         for run in self.runs:
             c = self.counts(run, ids)
-            b.append(f"<tr><td>{e(run.label)}</td><td>{_pct(rate(c))}</td><td>{_bar(c)}</td><td>"
-                     + e(", ".join(f"{k} {c[k]}" for k in outcome_keys([c]) if c.get(k)))
-                     + "</td></tr>")
+            b.append(f"<tr><td>{e(run.label)}</td><td>{_pct(rate(c))}</td><td>{_bar(c)}</td>"
+                     f'<td class="summary">{e(verdict_summary(c))}</td></tr>')
         b.append("</table>")
         b.append(self.title_strength(sec, title))
         for cl in clauses:
@@ -687,7 +950,7 @@ class _Site:
             head = f"{cl.id}" + (f" — {cl.title}" if cl.title else "")
             b.append(f'<section class="clause" id="{e(anchor)}"><h3>{e(head)}</h3>')
             if cl.text:
-                b.append(f'<p class="kodex" lang="hu">{e(cl.text)}</p>')
+                b.append(f'<p class="kodex" lang="hu">{self.linked_text(cl.text, cl.id)}</p>')
             b.append(f'<p class="note">{e(cl.source)}:{cl.line}'
                      + (f" · untestable: {e(self.untestable[cl.id])}"
                         if cl.id in self.untestable else "") + "</p>")
@@ -704,6 +967,27 @@ class _Site:
             b.append("</section>")
         self.write(title_page(sec), section_label(sec, title), "".join(b))
 
+    def linked_text(self, text: str, own: str | None = None, up: str = "") -> str:
+        """A clause's text, escaped, its cross-references to other clauses as the Kódex writes
+        them (``(4.15.1.)``, ``a 134.4. pont``) linked to those clauses."""
+        out, pos = [], 0
+        for m in _XREF_RE.finditer(text):
+            cid = m.group(1)
+            if cid == own or self.catalog is None or cid not in self.catalog:
+                continue
+            cl = self.catalog.get(cid)
+            out.append(e(text[pos:m.start()]))
+            out.append(f'<a class="xref" href="{e(up + _href(title_page(cl.section), "clause", cid))}" '
+                       f'title="{e(self.catalog.label(cid))}">{e(m.group(0))}</a>')
+            pos = m.end()
+        out.append(e(text[pos:]))
+        return "".join(out)
+
+    def case_target(self, cid: str) -> str:
+        """Where a link to a case goes: its own page, or (built without them) its row on its
+        title's page."""
+        return case_page(cid) if self.case_pages else self.case_href(cid)
+
     def case_href(self, cid: str) -> str:
         clause = str(self.case_info[cid].get("clause") or "")
         sec = _section_of(clause, self.catalog) if clause else ""
@@ -719,11 +1003,11 @@ class _Site:
         self.write("unknown.html", "Cases citing clauses not in the catalog", body)
 
     # ------------------------------------------------------------ registers
-    def clause_link(self, cid: str) -> str:
+    def clause_link(self, cid: str, up: str = "") -> str:
         cl = self.catalog.get(cid) if self.catalog is not None else None
         if cl is None:
-            return e(cid)
-        return f'<a href="{e(_href(title_page(cl.section), "clause", cid))}">{e(cid)}</a>'
+            return e(_cut(cid, 120))
+        return f'<a href="{e(up + _href(title_page(cl.section), "clause", cid))}">{e(cid)}</a>'
 
     def registers(self) -> None:
         b = [f"<h2>Untestable clauses ({len(self.untestable)})</h2>",
@@ -998,48 +1282,353 @@ class _Site:
 
     # ------------------------------------------------------------ amendment
     def amendment_page(self) -> None:
+        """``kodex amend --json``: what the amended texts change and what to do next, in words
+        (never the JSON's keys); Hungarian text wrapped by words."""
         a = self.amendment
         s = a.get("summary") or {}
-        b = ["<h2>Summary</h2><table>"]
+        b = []
+        files = [f for f in (a.get("new") or {}).get("files") or []
+                 if isinstance(f, dict) and f.get("status") != "unchanged"]
+        if files:
+            b.append("<p>" + "; ".join(
+                f"{e(_cut(f.get('name'), 120))}"
+                + (f" (amends {e(_cut(f.get('matches'), 120))})" if f.get("matches")
+                   and f.get("matches") != f.get("name") else "")
+                + f": {e(AMEND_STATUS.get(str(f.get('status')), _cut(f.get('status'), 40)))}"
+                for f in files) + "</p>")
+        verdict = s.get("needs_review")
+        if verdict is not None:
+            b.append(f'<p class="{"fail" if verdict else "pass"}">'
+                     f'{"Review needed." if verdict else "Nothing cited changed."}</p>')
+        b.append('<h2>Summary</h2><table id="amendment-summary">')
         for k, v in s.items():
-            b.append(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>")
+            if k == "needs_review":
+                continue
+            label = AMEND_LABELS.get(str(k), str(k).replace("_", " "))
+            b.append(f"<tr><th>{e(_cut(label, 120))}</th><td>{e(_cut(_yes_no(v), 60))}</td></tr>")
         b.append("</table>")
+        steps = a.get("next_steps") or []
+        if steps:
+            b.append('<h2 id="next-steps">Next steps</h2><ol>'
+                     + "".join(f"<li>{e(_cut(x, 1500))}</li>" for x in steps[:50]) + "</ol>")
         for kind in ("changed", "moved", "removed", "added"):
-            rows = a.get(kind) or []
-            b.append(f"<h2>{e(kind.capitalize())} ({len(rows)})</h2>")
+            rows = [r for r in a.get(kind) or [] if isinstance(r, dict)]
+            b.append(f'<h2 id="{kind}">{e(AMEND_SECTIONS[kind])} ({len(rows)})</h2>')
             if not rows:
                 continue
             b.append("<table><tr><th>clause</th><th>title</th><th>text / difference</th>"
                      "<th>cases to review</th></tr>")
-            for r in rows:
-                if not isinstance(r, dict):
-                    continue
-                cid = r.get("id") or f"{r.get('from')} → {r.get('to')}"
-                text = r.get("word_diff") or (r.get("new") or r.get("old") or {}).get("text")
+            for r in rows[:2000]:
+                if kind == "moved":
+                    cid = (f"{self.clause_link(str(r.get('from')))} → {e(_cut(r.get('to'), 60))}"
+                           f'<br><span class="note">{e(_cut(r.get("match"), 20))}</span>')
+                else:
+                    cid = self.clause_link(str(r.get("id")))
+                side = r.get("new") if isinstance(r.get("new"), dict) else r.get("old")
+                text = r.get("word_diff") or (side or {}).get("text")
                 impact = r.get("impact") or {}
                 cases = [c.get("id") for c in impact.get("cases") or [] if isinstance(c, dict)]
                 if kind == "added":
                     cov = r.get("covered_by") or {}
-                    cases = list(cov.get("cases") or []) if isinstance(cov, dict) else []
-                b.append(f"<tr><td>{e(cid)}</td><td>{e(r.get('title') or r.get('heading'))}</td>"
-                         f'<td class="diff" lang="hu">{_word_diff_html(str(text or ""))}</td>'
-                         f"<td>{', '.join(self._case_link(c) for c in cases)}</td></tr>")
+                    cases = [c.get("id") if isinstance(c, dict) else c for c in cov.get("cases") or []]
+                    if r.get("uncovered"):
+                        cases = cases or ["nothing covers it yet"]
+                shown = ", ".join(self._case_link(c) for c in cases[:30])
+                if len(cases) > 30:
+                    shown += f" and {len(cases) - 30} more"
+                b.append(f'<tr><td>{cid}</td><td lang="hu">{e(_cut(r.get("title") or r.get("heading"), 200))}'
+                         f'</td><td class="diff" lang="hu">{_word_diff_html(_cut(text, 6000))}</td>'
+                         f"<td>{shown}</td></tr>")
             b.append("</table>")
-        review = (a.get("review") or {}).get("cases") or []
-        b.append(f"<h2>Cases to review ({len(review)})</h2><ul>")
-        for r in review:
-            if isinstance(r, dict):
-                b.append(f"<li>{self._case_link(r.get('id'))} — {e(r.get('title'))} "
-                         f"<span class=\"note\">{e(r.get('file'))}:{e(r.get('line'))} · "
-                         f"{e(', '.join(map(str, r.get('clauses') or [])))}</span></li>")
+        numbers = [r for r in a.get("numbers") or [] if isinstance(r, dict)]
+        if numbers:
+            b.append('<h2 id="numbers">Numbers of the rulesets and data files</h2><table><tr>'
+                     '<th>where</th><th>parameter</th><th>value</th><th>clause</th>'
+                     '<th>the clause now says</th></tr>')
+            for r in numbers[:200]:
+                now = (f"renumbered {_cut(r.get('now_clause'), 40)}" if r.get("renumbered") else
+                       ", ".join(_cut(x, 20) for x in r.get("now") or []) or "(no number)")
+                b.append(f"<tr><td>{e(_cut(r.get('file'), 200))}:{e(_cut(r.get('line'), 10))}</td>"
+                         f"<td><code>{e(_cut(r.get('key'), 80))}</code></td>"
+                         f"<td>{e(_cut(r.get('value'), 80))}</td>"
+                         f"<td>{self.clause_link(str(r.get('clause')))}</td><td>{e(now)}</td></tr>")
+            b.append("</table>")
+        old = [r for r in a.get("still_old") or [] if isinstance(r, dict)]
+        if old:
+            b.append('<h2 id="still-old">Sources that still state the old rule</h2>')
+            for r in old[:100]:
+                b.append(f'<section class="clause"><h3>{self.clause_link(str(r.get("clause")))} '
+                         f'still says {e(_cut(r.get("old"), 20))} where '
+                         f'{self.clause_link(str(r.get("changed")))} now says '
+                         f'{e(", ".join(_cut(x, 20) for x in r.get("now") or []) or "otherwise")}</h3>'
+                         f'<p class="kodex" lang="hu">{e(_cut(r.get("says"), 2000))}</p>'
+                         '<p class="note">A conflicts-register entry to start from '
+                         '(conformance/conflicts.yaml):</p>'
+                         f'<pre class="yaml">{e(_cut(r.get("suggested_conflict"), 6000))}</pre></section>')
+        review = [r for r in (a.get("review") or {}).get("cases") or [] if isinstance(r, dict)]
+        b.append(f'<h2 id="review">Cases to review ({len(review)})</h2><ul>')
+        for r in review[:2000]:
+            b.append(f"<li>{self._case_link(r.get('id'))} — {e(_cut(r.get('title'), MAX_TITLE))} "
+                     f"<span class=\"note\">{e(_cut(r.get('file'), 200))}:{e(_cut(r.get('line'), 10))} · "
+                     f"{e(_cut(', '.join(map(str, r.get('clauses') or [])), 300))}</span></li>")
         b.append("</ul>")
         self.write("amendment.html", "Amendment impact", "".join(b))
 
     def _case_link(self, cid: Any) -> str:
         cid = str(cid)
         if cid in self.case_info:
-            return f'<a href="{e(self.case_href(cid))}">{e(cid)}</a>'
-        return e(cid)
+            return f'<a href="{e(self.case_target(cid))}">{e(_cut(cid, MAX_TITLE))}</a>'
+        return e(_cut(cid, MAX_TITLE))
+
+    # ------------------------------------------------------------ case pages
+    def cases_index(self) -> None:
+        """Every case with each implementation's outcome; search and filters in the page."""
+        runs = self.runs
+        b = ['<p class="note">Each case links to its page: its YAML, what was expected and what '
+             'each implementation gave, the events with their clauses, the stderr of a program that '
+             'failed and the command that runs it again.</p>',
+             '<div class="filters" id="filters" hidden><label>search <input type="search" id="q" '
+             'placeholder="id, clause, title (accents ignored)"></label>'
+             '<label><input type="checkbox" id="failures"> failures only</label>'
+             '<label><input type="checkbox" id="differ"> where the implementations differ</label>'
+             f'<span><b id="shown">{len(self.case_info)}</b> of {len(self.case_info)} shown</span>'
+             '</div>',
+             '<table id="cases"><thead><tr><th>case</th><th>clause</th><th>title</th>'
+             + "".join(f'<th data-run="{r.index}">{e(r.label)}</th>' for r in runs)
+             + "</tr></thead><tbody>"]
+        for cid, info in self.case_info.items():
+            outcomes = [r.cases[cid]["outcome"] if cid in r.cases else None for r in runs]
+            present = [o for o in outcomes if o is not None]
+            bad = any(o in BAD or o not in KNOWN for o in present)
+            differs = len({("pass" if o in PASSED else o) for o in present}) > 1
+            clause = str(info.get("clause") or "")
+            cells = "".join(
+                '<td class="none">—</td>' if o is None else
+                f'<td class="{e(o if o in KNOWN else "unknown")}">{e(SHORT.get(o, _cut(o, 40)))}</td>'
+                for o in outcomes)
+            b.append(f'<tr data-bad="{int(bad)}" data-differs="{int(differs)}" '
+                     f'data-case="{e(_cut(cid, MAX_TITLE))}"><td><a href="{e(self.case_target(cid))}">'
+                     f'{e(_cut(cid, MAX_TITLE))}</a></td><td>{self.clause_link(clause)}</td>'
+                     f'<td>{e(_cut(info.get("title"), MAX_TITLE))}</td>{cells}</tr>')
+        b.append("</tbody></table>")
+        self.write("cases.html", "Cases", "".join(b), script=FILTER_SCRIPT)
+
+    def case_detail(self, cid: str) -> None:
+        """The page of one case (``cases/…``)."""
+        up = "../"
+        info = self.case_info[cid]
+        clause = str(info.get("clause") or "")
+        cl = self.catalog.get(clause) if self.catalog is not None else None
+        definition = self.definitions.get(cid)
+        b = [f'<p><b>{e(_cut(info.get("title"), MAX_TITLE))}</b></p>']
+        head = f'<p>clause {self.clause_link(clause, up)}'
+        if cl is not None:
+            head += f' — <span lang="hu">{e(self.catalog.label(clause).split(" — ", 1)[-1])}</span>'
+        also = [str(a) for a in (info.get("also") or [])][:20]
+        if also:
+            head += " · also " + ", ".join(self.clause_link(a, up) for a in also)
+        b.append(head + "</p>")
+        if cl is not None and cl.text:
+            b.append(f'<p class="kodex" lang="hu">{self.linked_text(cl.text, clause, up)}</p>')
+        where = f"{info.get('file')}:{info.get('line')}" if info.get("file") else ""
+        # each implementation's verdict
+        b.append('<h2>Verdicts</h2><table class="verdicts-table"><tr><th>implementation</th>'
+                 '<th>outcome</th><th>ruleset</th><th>time</th><th>detail</th></tr>')
+        for run in self.runs:
+            case = run.cases.get(cid)
+            if case is None:
+                b.append(f'<tr><td>{e(run.label)}</td><td class="none" colspan="4">not in this '
+                         'run</td></tr>')
+                continue
+            o = str(case.get("outcome"))
+            ms = case.get("duration_ms")
+            why = ""
+            if isinstance(case.get("unsupported"), list) and case["unsupported"]:
+                why = ('<br>skipped for: ' + ", ".join(f"<code>{e(_cut(u, 100))}</code>"
+                                                        for u in case["unsupported"][:10]))
+            b.append(f"<tr><td>{e(run.label)}</td><td>{_verdict(case)}{why}</td>"
+                     f"<td>{e(_cut(case.get('ruleset'), 60))}</td>"
+                     f"<td>{e(f'{ms:.1f} ms' if isinstance(ms, (int, float)) else '')}</td>"
+                     f"<td>{self.stderr_excerpt(run, cid, o)}</td></tr>")
+        b.append("</table>")
+        # expected and actual
+        b.append("<h2>Expected and actual</h2>")
+        b.append(self.expected_actual(cid, definition))
+        # the case as written
+        b.append(f"<h2>The case</h2><p class=\"note\">{e(_cut(where, MAX_TITLE))}</p>")
+        text = self.case_yaml(cid, definition)
+        b.append(f'<pre class="yaml">{e(text)}</pre>' if text else
+                 '<p class="note">The case file is not here (it is read from the path in the '
+                 'results file).</p>')
+        # the events
+        b.append(self.events_html(cid, definition, up))
+        # run it again
+        b.append(self.rerun(cid))
+        self.write(case_page(cid), f"Case {_cut(cid, 120)}", "".join(b))
+
+    def expected_actual(self, cid: str, definition) -> str:
+        b = []
+        rows = []
+        for run in self.runs:
+            case = run.cases.get(cid)
+            d = case.get("difference") if case else None
+            if isinstance(d, dict):
+                rows.append(f"<tr><td>{e(run.label)}</td><td><code>{e(_cut(d.get('path') or '/', 200))}"
+                            f"</code></td><td class=\"exp\"><code>{e(_json_short(d.get('expected'), 600))}"
+                            f"</code></td><td class=\"act\"><code>{e(_json_short(d.get('actual'), 600))}"
+                            "</code></td></tr>")
+        if rows:
+            b.append('<p class="note">The first difference each implementation reported (its '
+                     'results file holds no more):</p><table><tr><th>implementation</th><th>where</th>'
+                     '<th>expected</th><th>actual</th></tr>' + "".join(rows) + "</table>")
+        ref = self.reference(cid, definition)
+        if ref is None:
+            if not rows:
+                b.append('<p class="note">No implementation reported a difference.</p>')
+            return "".join(b)
+        if "error" in ref:
+            b.append(f'<p class="fail">The reference engine cannot run it now: {e(_cut(ref["error"], 400))}</p>')
+            return "".join(b)
+        diffs = ref["differences"]
+        if diffs:
+            b.append(f'<p>The reference engine (ruleset {e(ref["ruleset"])}) does not meet '
+                     f'{len(diffs)} expectation{"s" if len(diffs) != 1 else ""} of the case as it is '
+                     'now:</p><table><tr><th>where</th><th>expected</th><th>the reference engine'
+                     '</th><th>note</th></tr>')
+            for d in diffs[:50]:
+                b.append(f"<tr><td><code>{e(_cut(d['path'] or '/', 200))}</code></td>"
+                         f"<td class=\"exp\"><code>{e(_json_short(d['expected'], 600))}</code></td>"
+                         f"<td class=\"act\"><code>{e(_json_short(d['actual'], 600))}</code></td>"
+                         f"<td>{e(_cut(d.get('message'), 300))}</td></tr>")
+            b.append("</table>")
+        else:
+            b.append(f'<p class="pass">The reference engine (ruleset {e(ref["ruleset"])}) meets '
+                     f'every expectation of the case ({ref["checked"]} '
+                     f'field{"s" if ref["checked"] != 1 else ""} of <code>then</code>).</p>')
+        return "".join(b)
+
+    def events_html(self, cid: str, definition, up: str) -> str:
+        ref = self.reference(cid, definition)
+        if ref is None or "error" in ref:
+            return ""
+        b = [f'<h2>Events</h2><p class="note">What the reference engine does (ruleset '
+             f'{e(ref["ruleset"])}), each event with the clause that produced it '
+             f'(<code>kodex explain -k</code> shows it step by step).</p>']
+        if ref["refused"]:
+            r = ref["refused"]
+            step = r.get("step")
+            b.append(f'<p class="fail">step {e(step + 1 if isinstance(step, int) else step)} refused under '
+                     f'{self.clause_link(str(r.get("clause")), up)}: {e(_cut(r.get("message"), 400))}</p>')
+        if not ref["events"]:
+            b.append('<p class="note">No event.</p>')
+            return "".join(b)
+        b.append('<ol class="events">')
+        for ev in ref["events"][:400]:
+            fields = " ".join(f"{k}={_json_short(v, 120)}" for k, v in ev.items()
+                              if k not in ("event", "clause", "clauses"))
+            named = list(ev.get("clauses") or []) or ([ev["clause"]] if ev.get("clause") else [])
+            why = "; ".join(f'{self.clause_link(c, up)} <span lang="hu">'
+                            f'{e(self.catalog.label(c).split(" — ", 1)[-1])}</span>' for c in named)
+            b.append(f'<li><b>{e(ev.get("event"))}</b> {e(fields)}'
+                     + (f' <span class="why">← {why}</span>' if why else "") + "</li>")
+        if len(ref["events"]) > 400:
+            b.append(f"<li>… {len(ref['events']) - 400} more</li>")
+        b.append("</ol>")
+        return "".join(b)
+
+    def rerun(self, cid: str) -> str:
+        q = shlex.quote(str(cid))
+        lines = []
+        for run in self.runs:
+            case = run.cases.get(cid)
+            if case is None:
+                continue
+            rs = case.get("ruleset")
+            extra = f" --ruleset {shlex.quote(str(rs))}" if rs and rs != "kodex" and \
+                isinstance(rs, str) and len(rs) < 80 else ""
+            if run.impl.get("in_process") or run.full_name == REFERENCE_NAME:
+                cmd = f"kodex run -k {q}{extra}"
+            else:
+                cmd = f'kodex run -k {q}{extra} --impl "<the command of {run.name}>"'
+            if cmd not in lines:
+                lines.append(cmd)
+        lines.append(f"kodex explain -k {q}")
+        return ('<h2>Run it again</h2><div class="rerun">'
+                + "".join(f"<code>{e(_cut(x, 600))}</code>" for x in lines) + "</div>")
+
+    def stderr_excerpt(self, run: "Run", cid: str, outcome: str) -> str:
+        """The message and traceback of a case that did not pass, and for a program that erred,
+        hung or was not run, the lines of the run's stderr log that name the case (else the
+        log's last lines)."""
+        case = run.cases.get(cid) or {}
+        bits = []
+        if case.get("traceback") and outcome not in PASSED:
+            bits.append(f'<details><summary>traceback</summary><pre class="diff">'
+                        f'{e(_cut(_text(case["traceback"]), 3000))}</pre></details>')
+        if outcome in ("error", "timeout", "not_run"):
+            log, lines = self.stderr_log(run)
+            if log is not None:
+                mine = [ln for ln in lines if str(cid) in ln][-20:]
+                shown = mine or lines[-15:]
+                what = ("its stderr lines naming this case" if mine else
+                        "the last lines of its stderr (the log is the run's, not the case's)")
+                bits.append(f'<details><summary>{e(what)}: {e(_cut(log, 200))}</summary>'
+                            f'<pre class="diff">{e(_cut(chr(10).join(shown), 4000))}</pre></details>')
+        return "".join(bits)
+
+    def stderr_log(self, run: "Run") -> tuple[str | None, list[str]]:
+        """The run's stderr log beside its results file (``kodex run --json FILE`` keeps
+        ``FILE.stderr.log``): its last 64 KB, as lines."""
+        if run.index in self._logs:
+            return self._logs[run.index]
+        found: tuple[str | None, list[str]] = (None, [])
+        if not isinstance(run.data, dict) or str(run.path).startswith("run "):
+            self._logs[run.index] = found
+            return found
+        p = Path(run.path)
+        log = p.with_name(p.stem + ".stderr.log")
+        try:
+            if log.is_file():
+                with open(log, "rb") as fh:
+                    fh.seek(0, os.SEEK_END)
+                    size = fh.tell()
+                    fh.seek(max(0, size - 65536))
+                    text = fh.read(65536).decode("utf-8", "replace")
+                found = (str(log), text.splitlines()[-400:])
+        except OSError:
+            pass
+        self._logs[run.index] = found
+        return found
+
+    def case_yaml(self, cid: str, definition) -> str:
+        """The case as its file writes it (from its line to the next case's), at most 300 lines."""
+        if definition is None:
+            return ""
+        lines = _file_lines(str(definition.file))
+        if not lines:
+            return ""
+        start = max(definition.line - 1, 0)
+        ends = [c.line - 1 for c in self.definitions_by_file.get(str(definition.file), [])
+                if c.line > definition.line]
+        end = min(ends) if ends else len(lines)
+        block = lines[start:end]
+        while block and (not block[-1].strip() or block[-1].lstrip().startswith("#")):
+            block.pop()
+        if len(block) > 300:
+            block = block[:300] + [f"# … {len(block) - 300} more lines"]
+        return "\n".join(block)
+
+    def reference(self, cid: str, definition) -> dict | None:
+        """What the reference engine does with the case as it is now (cached per process)."""
+        if definition is None:
+            return None
+        ruleset = None
+        for run in self.runs:
+            rs = (run.cases.get(cid) or {}).get("ruleset")
+            if isinstance(rs, str):
+                ruleset = rs
+                break
+        return _reference_run(definition, ruleset)
 
     # ----------------------------------------------------------------- diff
     def _diff_pairs(self) -> list[tuple[tuple[int, int], dict]]:
@@ -1047,12 +1636,12 @@ class _Site:
         pairs = []
         last: dict[str, int] = {}
         for run in self.runs:
-            if run.name in last:
-                i = last[run.name]
+            if run.full_name in last:
+                i = last[run.full_name]
                 old = self.runs[i]
                 pairs.append(((i, run.index), compare(old.data, run.data, self.catalog,
                                                       old.path, run.path)))
-            last[run.name] = run.index
+            last[run.full_name] = run.index
         return pairs
 
     def diff_page(self, pair: tuple[int, int], d: dict) -> None:
@@ -1107,6 +1696,10 @@ class _Site:
                    "".join(b))
 
 
+# a clause number in a Kódex text: dotted, the Kódex's own final dot optional (4.15.1., 134.4)
+_XREF_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,2}){1,4})\.?(?![\w])")
+
+
 def _verdict(case: dict) -> str:
     o = str(case.get("outcome"))
     cls = o if o in KNOWN else "unknown"
@@ -1124,6 +1717,87 @@ def _verdict(case: dict) -> str:
     if bits:
         out += '<div class="diff">' + "\n".join(bits) + "</div>"
     return out
+
+
+REFERENCE_NAME = "hkk-kodex reference"
+MAX_CASE_FILES = 500          # distinct case files a report reads (hostile results: bounded)
+
+
+def _definitions(files: Iterable[Any]) -> dict[str, Any]:
+    """The cases of the case files the results name, as they are now: id → conformance.loader
+    Case (regular ``*.yaml`` / ``*.yml`` files only, at most MAX_CASE_FILES)."""
+    paths = []
+    for f in dict.fromkeys(str(x) for x in files if isinstance(x, str) and x):
+        p = Path(f)
+        if p.suffix in (".yaml", ".yml") and p.is_file():
+            paths.append(p)
+        if len(paths) >= MAX_CASE_FILES:
+            break
+    if not paths:
+        return {}
+    from conformance.loader import load_files
+    res = load_files(paths, catalog=False)
+    out: dict[str, Any] = {}
+    for c in res.cases:
+        out.setdefault(str(c.id), c)
+    return out
+
+
+_LINES: dict[tuple, list[str]] = {}
+_REFERENCE: dict[tuple, dict] = {}
+
+
+def _file_lines(path: str) -> list[str]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _LINES:
+        try:
+            _LINES[key] = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            _LINES[key] = []
+    return _LINES[key]
+
+
+def _reference_run(case, ruleset: str | None) -> dict:
+    """The reference engine on ``case`` (a loaded Case): its events, refusal and every
+    difference from its ``then``; kept per process by the case's file, line and ruleset."""
+    from conformance.runner import choose_ruleset
+    if ruleset is None:
+        ruleset = choose_ruleset(case)[0] or "kodex"
+    try:
+        st = os.stat(case.file)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    key = (str(case.file), case.line, str(case.id), ruleset, stamp)
+    if key in _REFERENCE:
+        return _REFERENCE[key]
+    from conformance.matching import all_differences, observed_view
+    from model import engine
+    try:
+        res = engine.run_case(case.given, case.when, ruleset=ruleset)
+    except Exception as exc:     # an input the engine cannot read, an unknown ruleset …
+        out = {"error": f"{type(exc).__name__}: {exc}", "ruleset": ruleset}
+    else:
+        observed = observed_view(res.state, res.events, res.result, res.refused)
+        diffs = all_differences(case.then, observed, len(case.when or []))
+        out = {"ruleset": ruleset, "events": res.events, "refused": res.refused,
+               "differences": [d.to_dict() for d in diffs],
+               "checked": _leaf_count(case.then)}
+    if len(_REFERENCE) > 20000:
+        _REFERENCE.clear()
+    _REFERENCE[key] = out
+    return out
+
+
+def _leaf_count(then: Any) -> int:
+    if isinstance(then, dict):
+        return sum(1 if k in ("events", "no_events", "error", "result") else _leaf_count(v)
+                   for k, v in then.items()) or 0
+    return 1
 
 
 def _score(p: Any) -> str:
@@ -1153,6 +1827,27 @@ def _status_class(status: str) -> str:
     if s in ("fail", "failed", "counterexample", "error", "new"):
         return "fail"
     return ""
+
+
+AMEND_SECTIONS = {"changed": "Clauses whose text changed", "moved": "Clauses renumbered",
+                  "removed": "Clauses removed", "added": "Clauses added"}
+AMEND_LABELS = {
+    "changed": "clauses whose text changed", "moved": "clauses renumbered",
+    "removed": "clauses removed", "added": "clauses added", "title_changed": "headings changed",
+    "uncovered_added": "added clauses no case covers", "new_findings": "new quirks of the text",
+    "resolved_findings": "quirks of the text that are gone", "cases_to_review": "cases to review",
+    "code_to_review": "places in the engine to review",
+    "untestable_to_review": "untestable-register entries to review",
+    "conflicts_to_review": "conflicts-register entries to review",
+    "numbers_to_review": "ruleset numbers whose clause changed",
+    "still_stating_old": "sources that still state the old rule",
+}
+AMEND_STATUS = {"amended": "amended", "identical": "identical to the vendored text",
+                "extra": "a further source", "unchanged": "unchanged"}
+
+
+def _yes_no(v: Any) -> str:
+    return "yes" if v is True else "no" if v is False else str(v)
 
 
 def _word_diff_html(text: str) -> str:
@@ -1186,24 +1881,30 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
                strength: str | Path | dict | None = None,
                strength_note: str | None = None,
                catalog=None, untestable: dict | None = None,
-               conflicts: list | None = None) -> Path:
+               conflicts: list | None = None, case_pages: bool = True) -> Path:
     """Write the site for ``results`` (paths or loaded results dicts) into
     ``out_dir``; returns the path of ``index.html``. ``strength`` is a ``kodex
     strength`` report (path or dict); without one the strength page says loudly
-    that there are none (``strength_note``: why). Raises
+    that there are none (``strength_note``: why). ``case_pages=False`` leaves out
+    the page of each case (``cases/``: a file per case costs a report of the corpus
+    a few seconds of file creation; tests that look only at the other pages leave
+    them out). Raises
     :class:`ReportInputError` on unusable input (nothing is written then)."""
     runs = _runs(results)
     if not runs:
         raise ReportInputError("no results file given")
-    if isinstance(prove, (str, Path)):
-        prove = _read_json(prove, "kodex prove JSON")
-    if prove is not None and not isinstance(prove, dict):
-        raise ReportInputError("the prove file is not a JSON object")
-    if isinstance(amendment, (str, Path)):
-        path = amendment
-        amendment = _read_json(amendment, "amendment JSON (kodex amend --json)")
+    if prove is not None:
+        where = str(prove) if isinstance(prove, (str, Path)) else "the prove results"
+        if isinstance(prove, (str, Path)):
+            prove = _read_json(prove, "kodex prove JSON")
+        check_fields(prove, "prove", where)
+    if amendment is not None:
+        where = str(amendment) if isinstance(amendment, (str, Path)) else "the amendment"
+        if isinstance(amendment, (str, Path)):
+            amendment = _read_json(amendment, "amendment JSON (kodex amend --json)")
         if not isinstance(amendment, dict) or amendment.get("schema") != "hkk-amendment/1":
-            raise ReportInputError(f"{path}: not an hkk-amendment/1 file")
+            raise ReportInputError(f"{where}: not an hkk-amendment/1 file")
+        check_fields(amendment, "amendment", where)
     if isinstance(strength, (str, Path)):
         strength = load_strength(strength)
     elif strength is not None:
@@ -1218,22 +1919,73 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
         untestable = load_untestable() if untestable is None else untestable
         conflicts = load_conflicts() if conflicts is None else conflicts
     out = Path(out_dir)
-    site = _Site(runs, catalog, out, prove, amendment, untestable, conflicts, strength,
-                 strength_note)
-    written = site.build()
-    _remove_stale(out, written)
+    target = out.resolve() if out.exists() else out.parent.resolve() / out.name
+    if target.exists() and not target.is_dir():
+        raise ReportInputError(f"{out}: exists and is not a directory (--out)")
+    _refuse_out(out, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    except OSError as exc:
+        raise ReportInputError(f"{out}: cannot build the site beside it: {exc.strerror or exc}") \
+            from None
+    try:
+        site = _Site(runs, catalog, build, prove, amendment, untestable, conflicts, strength,
+                     strength_note, case_pages)
+        written = site.build()
+        (build / MANIFEST).write_text("\n".join(written) + "\n", encoding="utf-8")
+        _swap_in(build, target, written)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
     return out / "index.html"
 
 
-def _remove_stale(out: Path, written: list[str]) -> None:
-    """Pages an earlier build wrote into ``out`` that this one did not (listed
-    in the manifest; nothing else in the directory is touched)."""
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        for name in manifest.read_text(encoding="utf-8").split():
-            if name not in written and re.fullmatch(r"[A-Za-z0-9.-]+\.html", name):
-                (out / name).unlink(missing_ok=True)
-    atomicio.write_text(manifest, "\n".join(written) + "\n")
+def _swap_in(build: Path, target: Path, written: list[str]) -> None:
+    """Put the site built in ``build`` (a sibling of ``target``) in ``target``'s place whole:
+    the pages of an earlier build go with it (never a site of two builds); what else the
+    directory holds (files this report never wrote: not in the earlier build's manifest) is
+    moved into the new site first, untouched. Any failure puts every moved file back and leaves
+    the earlier site as it was."""
+    if not target.exists():
+        os.rename(build, target)
+        return
+    ours = set(written) | {MANIFEST, "cases"}
+    manifest = target / MANIFEST
+    earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
+    moved: list[str] = []
+    try:
+        for entry in sorted(os.scandir(target), key=lambda en: en.name):
+            name = entry.name
+            if name in ours or name in earlier or name.startswith(f".{target.name}.building-"):
+                continue
+            os.rename(entry.path, build / name)      # not ours: kept, moved along
+            moved.append(name)
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.rename(target, old / "site")
+        try:
+            os.rename(build, target)
+        except OSError:
+            os.rename(old / "site", target)
+            os.rmdir(old)
+            raise
+    except OSError as exc:
+        for name in moved:                           # back where they were
+            if (build / name).exists() or (build / name).is_symlink():
+                os.rename(build / name, target / name)
+        raise ReportInputError(f"{target}: cannot put the new site in place: "
+                               f"{exc.strerror or exc}; the earlier site is unchanged") from None
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _refuse_out(out: Path, target: Path) -> None:
+    """``--out`` must not be the working directory or one above it: the site directory is
+    swapped whole."""
+    here = Path.cwd().resolve()
+    if target == here or target in here.parents:
+        raise ReportInputError(f"{out}: the site directory is replaced whole when the report is "
+                               "written; give it a directory of its own (--out reports/site), "
+                               "not the working directory or one above it")
 
 
 def command(results: list[str], out_dir: str, prove: str | None = None,
@@ -1265,14 +2017,19 @@ def command(results: list[str], out_dir: str, prove: str | None = None,
     elif no_strength:
         note = "left out (--no-strength)"
     try:
-        index = build_site(results, out_dir, prove=prove, amendment=amendment,
+        loaded = []
+        for r in results:                  # each results file read once
+            data = load_results(r)
+            data["_path"] = str(r)
+            loaded.append(data)
+        index = build_site(loaded, out_dir, prove=prove, amendment=amendment,
                            strength=strength_data, strength_note=note)
     except ReportInputError as exc:
         Console(stderr=True, highlight=False).print(Text(f"kodex report: {exc}", style="red"),
                                                     soft_wrap=True)
         return 2
     console.print(Text(f"report written: {index.resolve()}", style="bold"), soft_wrap=True)
-    empty = [r for r in results if not load_results(r)["cases"]]
+    empty = [d["_path"] for d in loaded if not d["cases"]]
     for r in empty:
         Console(stderr=True, highlight=False).print(Text(
             f"kodex report: {r}: this results file has NO cases: it tested nothing", style="red"),
