@@ -73,6 +73,8 @@ def is_reaction_card(card: Card) -> bool:
 def public(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry as the returned state shows it."""
     out = {k: entry[k] for k in PUBLIC if entry.get(k) not in (None, [], False, 0)}
+    if entry.get("ability") is not None:
+        out["ability"] = entry["ability"]                  # the ability's index, 0 included
     if "with" in out:
         out["with"] = [w["card"] for w in entry["with"]]
     return out
