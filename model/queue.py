@@ -161,7 +161,7 @@ def _not_on_queue(g: Game, cid: str) -> None:
     """Why nothing of the card `cid` can be answered: the most specific rule."""
     st = g.state
     rec = st.turn_info.get("combat") or {}
-    if cid in (rec.get("direct_damage") or {}) or cid in (rec.get("declared") or {}):
+    if cid in (rec.get("direct_damage") or {}):           # every use, declared in IV or not
         g.refuse("129.7", f"{cid} used a combat ability: its use is no effect, nothing to react to")
     card = st.cards.peek(cid)
     if st.on_table(cid) and any(a.get("keyword") in ("blocking", "anti_blocking") for a in card.abilities):
