@@ -119,7 +119,7 @@ KEYWORDS: dict[str, Keyword] = {
     "see_invisible": Keyword((), "131.4", "in the guard post: invisible attackers must attack like the others"),
     "resurrection": Keyword((), "131.8", "may be played from the graveyard (`play.from: graveyard`)"),
     "no_control_change": Keyword((), "131.10", "its controller cannot change"),
-    "neutralization": Keyword((), "134.15", "marks a card for anti-neutralization (reactions are not modelled)"),
+    "neutralization": Keyword((), "134.15", "marks a card as a neutralizer: as a reaction its play, and a reaction ability of it, is a neutralization, which anti-neutralization bars; anti-neutralization makes players discard such cards"),
 }
 # fields any ability entry may carry: 127.0.0 delay / temporary
 TIMED_FIELDS = ("delay", "temporary")
@@ -915,6 +915,10 @@ of `then` is listed here; nothing else is valid. A case that uses another name
 is an input error of the case (`kodex check` exits 2 and names the file, the
 line, the JSON pointer and the nearest known name); the JSON Schema
 (`conformance/schema/hkk-case-1.schema.json`) is closed the same way.
+The names a meaning marks "hkk-case/2:" (and the field `passed.queue`) are
+valid only in files of format `hkk-case/2`
+([hkk-reactions.md](hkk-reactions.md); schema
+`conformance/schema/hkk-case-2.schema.json`).
 
 This page is generated from the kit's vocabulary module together with the
 schema (`python -m conformance.vocabulary`); a test checks both are current.
@@ -945,11 +949,11 @@ def _code(names) -> str:
     return ", ".join(f"`{n}`" for n in names) if names else "—"
 
 
-# the `clause` of every event: an addition of the reference engine (change 23 of hkk-versions.md)
+# the `clause` of every event: an addition of the reference engine (change 28 of hkk-versions.md)
 EVENT_CLAUSE_DOC = """
 ### The `clause` of an event
 
-An addition (change 23 of [hkk-versions.md](hkk-versions.md)): the reference
+An addition (change 28 of [hkk-versions.md](hkk-versions.md)): the reference
 engine gives every event the clauses that produced it, so that a judge can read
 why it happened (`kodex explain`). `clauses` lists them (ids of the catalog:
 `kodex clause ID`), the rule that named itself first; on an event whose row
@@ -969,6 +973,8 @@ field an event does not list; `clauses` is no event's field).
 
 
 def render_doc() -> str:
+    """The page of every name, hkk-case/2's included (their meanings say "hkk-case/2:")."""
+    v2 = vocabulary(2)
     parts = [_DOC_INTRO]
     parts.append("\n## Card kinds\n\n" + _table(("kind", "meaning"),
                  ((f"`{k}`", m) for k, m in KINDS.items())))
@@ -977,12 +983,12 @@ def render_doc() -> str:
                  f"{_code(TIMED_FIELDS)} (127.0.0).\n\n"
                  + _table(("keyword", "fields", "clause", "meaning"),
                           ((f"`{k}`", _code(v.fields), v.clause, v.meaning)
-                           for k, v in KEYWORDS.items())))
+                           for k, v in v2["keywords"].items())))
     parts.append("\nAn activated ability of the card's own (any other name, with `effects`) "
                  f"has the fields {_code(ACTIVATED_FIELDS)} and {_code(TIMED_FIELDS)}.\n\n"
                  "### Ability fields\n\n"
                  + _table(("field", "meaning"), ((f"`{k}`", m) for k, m in
-                                                 ABILITY_FIELD_MEANING.items())))
+                                                 {**ABILITY_FIELD_MEANING, **V2_ABILITY_FIELDS}.items())))
     parts.append("\n### Immunities (`{keyword: immunity, to: ...}`)\n\n"
                  + _table(("to", "meaning"), ((f"`{k}`", m) for k, m in IMMUNITY_TO.items())))
     parts.append(f"\n### Timings of an activated ability\n\n{_code(TIMINGS)}\n")
@@ -1001,8 +1007,10 @@ def render_doc() -> str:
                  "name any of the fields.\n\n"
                  + _table(("event", "required fields", "other fields", "meaning"),
                           ((f"`{k}`", _code(v.required),
-                            _code([f for f in v.fields if f not in v.required]), v.meaning)
-                           for k, v in EVENTS.items())))
+                            _code([f for f in v.fields if f not in v.required]),
+                            v.meaning + (f" (hkk-case/2 adds {_code(V2_EVENT_FIELDS[k])})"
+                                         if k in V2_EVENT_FIELDS else ""))
+                           for k, v in v2["events"].items())))
     parts.append(EVENT_CLAUSE_DOC)
     parts.append("\n## `moved.cause`\n\n" + _table(("cause", "when"), (
         (f"`{k}`", m) for k, m in MOVE_CAUSES.items())))
@@ -1014,7 +1022,7 @@ def render_doc() -> str:
                  "per verb and situation, in the order of the checks, and which co-clauses are "
                  "accepted: [hkk-refusals.md](hkk-refusals.md).\n")
     parts.append("\n## Card fields\n\n" + _table(("field", "meaning"), (
-        (f"`{k}`", m) for k, m in CARD_FIELDS.items())))
+        (f"`{k}`", m) for k, m in v2["card"].items())))
     parts.append("\n### Returned only\n\nFields an implementation returns and `then` may "
                  "name, but `given` never sets (a returned state given back as `given` may "
                  "carry them; they are ignored on input):\n\n"
@@ -1023,7 +1031,7 @@ def render_doc() -> str:
     parts.append("\n## Player fields\n\n" + _table(("field", "meaning"), (
         (f"`{k}`", m) for k, m in PLAYER_FIELDS.items())))
     parts.append("\n## Fields of `then`\n\n" + _table(("field", "meaning"), (
-        (f"`{k}`", m) for k, m in THEN_FIELDS.items())))
+        (f"`{k}`", m) for k, m in v2["then"].items())))
     return "".join(parts)
 
 

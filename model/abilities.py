@@ -330,7 +330,9 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     answer = None
     if reacting:
         answer = queue.answered(g, a.get("answers"))                     # 137.2, 137.3
-        queue.check_answerable(g, answer, spell=False, neutralization=kw == "neutralization")
+        # 134.15: a reaction ability of a card with neutralization is a neutralization
+        queue.check_answerable(g, answer, spell=False,
+                               neutralization=keywords.has(g, card, "neutralization"))
     cost = dict(ab.get("cost") or {})
     passivate = bool(cost.pop("passivate", False))
     if passivate:
@@ -349,9 +351,8 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     if on_play:
         st.turn_info.pop("on_play", None)                                # 137: used
     entry = {"kind": "ability", "player": player, "card": cid, "ability": idx, "keyword": kw,
-             "targets": targets, "effects": jcopy(ab.get("effects") or [])}
-    if ab.get("disadvantage"):
-        entry["disadvantage"] = True                     # 4.23.1: activated by its player's decision
+             "targets": targets, "effects": jcopy(ab.get("effects") or []),
+             "disadvantage": bool(ab.get("disadvantage"))}                 # 4.23.1: no reaction to it
     if reacting:
         entry.update(answers=answer["id"], reaction=True)
         queue.push(g, entry)

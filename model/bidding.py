@@ -85,9 +85,12 @@ def _answers_queue(g: Game, verb: str, args: dict[str, Any]) -> bool:
     if verb == "activate":
         ability = args.get("ability")
         abilities = card.abilities
+        if ability is None and len(abilities) == 1:
+            ability = 0                                    # the card's only ability (as activate reads it)
         if isinstance(ability, int) and not isinstance(ability, bool) and 0 <= ability < len(abilities):
             return queue.is_reaction_ability(abilities[ability])
-        return any(ab.get("keyword") == ability and queue.is_reaction_ability(ab) for ab in abilities)
+        ab = next((ab for ab in abilities if ab.get("keyword") == ability), None)    # the first, as activate
+        return ab is not None and queue.is_reaction_ability(ab)
     return False
 
 

@@ -73,6 +73,8 @@ def is_reaction_card(card: Card) -> bool:
 def public(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry as the returned state shows it."""
     out = {k: entry[k] for k in PUBLIC if entry.get(k) not in (None, [], False, 0)}
+    if entry.get("ability") is not None:
+        out["ability"] = entry["ability"]                  # the ability's index, 0 included
     if "with" in out:
         out["with"] = [w["card"] for w in entry["with"]]
     return out
@@ -159,7 +161,7 @@ def _not_on_queue(g: Game, cid: str) -> None:
     """Why nothing of the card `cid` can be answered: the most specific rule."""
     st = g.state
     rec = st.turn_info.get("combat") or {}
-    if cid in (rec.get("direct_damage") or {}) or cid in (rec.get("declared") or {}):
+    if cid in (rec.get("direct_damage") or {}):           # every use, declared in IV or not
         g.refuse("129.7", f"{cid} used a combat ability: its use is no effect, nothing to react to")
     card = st.cards.peek(cid)
     if st.on_table(cid) and any(a.get("keyword") in ("blocking", "anti_blocking") for a in card.abilities):
