@@ -896,6 +896,11 @@ This page is generated from the kit's vocabulary module together with the
 schema (`python -m conformance.vocabulary`); a test checks both are current.
 The rules behind the names are in [hkk-rules.md](hkk-rules.md).
 
+A name whose meaning begins with *hkk-case/2:* belongs to that version of the
+format only ([hkk-reactions.md](hkk-reactions.md)): a case of format
+`hkk-case/1` may not use it (an event field so marked is emitted only in a
+case of format `hkk-case/2`).
+
 Extension names:
 
 - **Counters the kit does not know** are written with the prefix `x-`
@@ -921,7 +926,19 @@ def _code(names) -> str:
     return ", ".join(f"`{n}`" for n in names) if names else "—"
 
 
+def _v2_events() -> dict[str, Event]:
+    """The events of the page: every version's, an hkk-case/2 field of a version-1 event marked
+    in its meaning."""
+    events = dict(vocabulary(2)["events"])
+    for name, extra in V2_EVENT_FIELDS.items():
+        ev = events[name]
+        events[name] = Event(ev.fields, ev.required,
+                             f"{ev.meaning}; hkk-case/2: also {_code(extra)} ([hkk-reactions.md](hkk-reactions.md))")
+    return events
+
+
 def render_doc() -> str:
+    voc = vocabulary(2)                              # the names of every version (hkk-case/2 marked)
     parts = [_DOC_INTRO]
     parts.append("\n## Card kinds\n\n" + _table(("kind", "meaning"),
                  ((f"`{k}`", m) for k, m in KINDS.items())))
@@ -930,12 +947,12 @@ def render_doc() -> str:
                  f"{_code(TIMED_FIELDS)} (127.0.0).\n\n"
                  + _table(("keyword", "fields", "clause", "meaning"),
                           ((f"`{k}`", _code(v.fields), v.clause, v.meaning)
-                           for k, v in KEYWORDS.items())))
+                           for k, v in voc["keywords"].items())))
     parts.append("\nAn activated ability of the card's own (any other name, with `effects`) "
                  f"has the fields {_code(ACTIVATED_FIELDS)} and {_code(TIMED_FIELDS)}.\n\n"
                  "### Ability fields\n\n"
                  + _table(("field", "meaning"), ((f"`{k}`", m) for k, m in
-                                                 ABILITY_FIELD_MEANING.items())))
+                                                 {**ABILITY_FIELD_MEANING, **V2_ABILITY_FIELDS}.items())))
     parts.append("\n### Immunities (`{keyword: immunity, to: ...}`)\n\n"
                  + _table(("to", "meaning"), ((f"`{k}`", m) for k, m in IMMUNITY_TO.items())))
     parts.append(f"\n### Timings of an activated ability\n\n{_code(TIMINGS)}\n")
@@ -955,7 +972,7 @@ def render_doc() -> str:
                  + _table(("event", "required fields", "other fields", "meaning"),
                           ((f"`{k}`", _code(v.required),
                             _code([f for f in v.fields if f not in v.required]), v.meaning)
-                           for k, v in EVENTS.items())))
+                           for k, v in _v2_events().items())))
     parts.append("\n## `moved.cause`\n\n" + _table(("cause", "when"), (
         (f"`{k}`", m) for k, m in MOVE_CAUSES.items())))
     parts.append("\n### Per verb\n\n" + _table(("verb", "cause"), (
@@ -966,7 +983,7 @@ def render_doc() -> str:
                  "per verb and situation, in the order of the checks, and which co-clauses are "
                  "accepted: [hkk-refusals.md](hkk-refusals.md).\n")
     parts.append("\n## Card fields\n\n" + _table(("field", "meaning"), (
-        (f"`{k}`", m) for k, m in CARD_FIELDS.items())))
+        (f"`{k}`", m) for k, m in voc["card"].items())))
     parts.append("\n### Returned only\n\nFields an implementation returns and `then` may "
                  "name, but `given` never sets (a returned state given back as `given` may "
                  "carry them; they are ignored on input):\n\n"
@@ -975,7 +992,7 @@ def render_doc() -> str:
     parts.append("\n## Player fields\n\n" + _table(("field", "meaning"), (
         (f"`{k}`", m) for k, m in PLAYER_FIELDS.items())))
     parts.append("\n## Fields of `then`\n\n" + _table(("field", "meaning"), (
-        (f"`{k}`", m) for k, m in THEN_FIELDS.items())))
+        (f"`{k}`", m) for k, m in voc["then"].items())))
     return "".join(parts)
 
 

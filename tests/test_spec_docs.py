@@ -115,22 +115,24 @@ def _subsection_names(md: str, heading: str) -> set[str]:
 def test_every_vocabulary_entry_is_documented_and_vice_versa():
     md = VOCAB_MD.read_text(encoding="utf-8")
     keyword_section = _section_names(md, "Keyword abilities")
+    v2 = vocab.vocabulary(2)                   # the page lists every version's names (hkk-case/2 marked)
     pairs = [
         ("card kinds", _section_names(md, "Card kinds"), set(vocab.KINDS)),
-        ("keywords", keyword_section, set(vocab.KEYWORDS)),
-        ("ability fields", _subsection_names(md, "Ability fields"), set(vocab.ABILITY_FIELD_MEANING)),
+        ("keywords", keyword_section, set(v2["keywords"])),
+        ("ability fields", _subsection_names(md, "Ability fields"),
+         set(vocab.ABILITY_FIELD_MEANING) | set(vocab.V2_ABILITY_FIELDS)),
         ("immunities", _subsection_names(md, "Immunities (`{keyword: immunity, to: ...}`)"),
          set(vocab.IMMUNITY_TO)),
         ("aliases", _subsection_names(md, "Other spellings (rejected)"), set(vocab.KEYWORD_ALIASES)),
         ("counters", _section_names(md, "Counters"), set(vocab.COUNTERS)),
-        ("events", _section_names(md, "Events"), set(vocab.EVENTS)),
+        ("events", _section_names(md, "Events"), set(v2["events"])),
         ("move causes", _section_names(md, "`moved.cause`"), set(vocab.MOVE_CAUSES)),
         ("move causes per verb", _subsection_names(md, "Per verb"), set(vocab.MOVE_CAUSE_BY_VERB)),
-        ("card fields", _section_names(md, "Card fields"), set(vocab.CARD_FIELDS)),
+        ("card fields", _section_names(md, "Card fields"), set(v2["card"])),
         ("returned card fields", _subsection_names(md, "Returned only"),
          set(vocab.RETURNED_CARD_FIELDS)),
         ("player fields", _section_names(md, "Player fields"), set(vocab.PLAYER_FIELDS)),
-        ("then fields", _section_names(md, "Fields of `then`"), set(vocab.THEN_FIELDS)),
+        ("then fields", _section_names(md, "Fields of `then`"), set(v2["then"])),
     ]
     for what, documented, code in pairs:
         assert code - documented == set(), f"{what} not documented: {sorted(code - documented)}"
@@ -138,11 +140,11 @@ def test_every_vocabulary_entry_is_documented_and_vice_versa():
     # each event's fields are documented in its row
     events_md = md.split("\n## Events\n", 1)[1].split("\n## ", 1)[0]
     keywords_md = md.split("\n## Keyword abilities\n", 1)[1].split("\n### ", 1)[0]
-    for name, ev in vocab.EVENTS.items():
+    for name, ev in v2["events"].items():
         row = re.search(rf"^\| `{name}` \|(.*)$", events_md, flags=re.M).group(1)
         for f in ev.fields:
             assert f"`{f}`" in row, (name, f)
-    for name, kw in vocab.KEYWORDS.items():
+    for name, kw in v2["keywords"].items():
         row = re.search(rf"^\| `{name}` \|(.*)$", keywords_md, flags=re.M).group(1)
         for f in kw.fields:
             assert f"`{f}`" in row, (name, f)
@@ -511,12 +513,20 @@ def test_every_then_key_and_field_a_case_expects_is_documented(corpus):
 
 # -- verb arguments ------------------------------------------------------------
 
-def documented_arguments(format_md: str, verbs_md: str, effects_md: str) -> set[tuple[str, str]]:
+def documented_arguments(format_md: str, verbs_md: str, effects_md: str,
+                         reactions_md: str = "") -> set[tuple[str, str]]:
     """(verb, argument) the pages document: the verb tables of hkk-case-format.md and of
     hkk-verbs.md ("Verbs the kit added"), the arguments it added (`verb.argument`, `as_cost`
-    with its verbs), `source` and `by` of every step."""
+    with its verbs), `source` and `by` of every step; and hkk-case/2's (hkk-reactions.md: the
+    `verb.argument` names of its table "at a glance", the verb table of "Reactions")."""
     args: set[tuple[str, str]] = set()
     tables = [section(format_md, "The steps (`when`)"), section(verbs_md, "Verbs the kit added")]
+    if reactions_md:
+        tables.append(section(reactions_md, "Reactions"))
+        for name in table_rows(section(reactions_md, "What hkk-case/2 adds, at a glance")):
+            verb, dot, arg = name.partition(".")
+            if dot:
+                args.add((verb, arg))
     for text in tables:
         for line in text.splitlines():
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] if line.startswith("|") else []
@@ -550,11 +560,15 @@ def used_arguments(cases) -> set[tuple[str, str]]:
 def test_every_verb_argument_the_corpus_uses_is_documented(corpus):
     used = used_arguments(corpus)
     assert {("play", "pay.recycle"), ("damage", "split"), ("advance", "step"), ("repeat", "ability")} <= used
-    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"))
+    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"),
+            _text(SPEC / "hkk-reactions.md"))
     assert sorted(used - documented_arguments(*docs)) == []
     no_split = docs[1].replace("| `damage.split`, `heal.split` |", "| `heal.split` |")
     assert no_split != docs[1]
-    assert sorted(used - documented_arguments(docs[0], no_split, docs[2])) == [("damage", "split")]
+    assert sorted(used - documented_arguments(docs[0], no_split, *docs[2:])) == [("damage", "split")]
+    no_wait = docs[3].replace("| `play.wait`, `activate.wait` |", "| `activate.wait` |")
+    assert no_wait != docs[3]
+    assert sorted(used - documented_arguments(*docs[:3], no_wait)) == [("play", "wait")]
 
 
 # -- effect_prevented ----------------------------------------------------------
