@@ -352,7 +352,7 @@ def totals_text(totals: dict, seconds: float | None = None) -> Text:
         if i:
             t.append(", ")
         t.append(s, style=style)
-    share = verdict_share(totals)
+    share = verdict_share(totals, digits=None)
     if share is not None:
         t.append(f" ({100 * share:.1f}% with a verdict)",
                  style="bold yellow" if share < 1 else "")

@@ -186,10 +186,14 @@ def verdict_count(totals: dict) -> int:
     return sum(int(totals.get(o, 0) or 0) for o in VERDICTS)
 
 
-def verdict_share(totals: dict) -> float | None:
-    """The share of the cases that got a verdict (None for no case)."""
+def verdict_share(totals: dict, digits: int | None = 4) -> float | None:
+    """The share of the cases that got a verdict (None for no case), rounded to `digits` (None:
+    not rounded — a share shown as a percentage is rounded once, where it is shown)."""
     n = sum(int(v or 0) for k, v in totals.items() if k in OUTCOMES)
-    return round(verdict_count(totals) / n, 4) if n else None
+    if not n:
+        return None
+    share = verdict_count(totals) / n
+    return share if digits is None else round(share, digits)
 
 
 def skip_reasons(outcomes: Iterable) -> dict[str, int]:

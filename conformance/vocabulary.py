@@ -924,6 +924,11 @@ This page is generated from the kit's vocabulary module together with the
 schema (`python -m conformance.vocabulary`); a test checks both are current.
 The rules behind the names are in [hkk-rules.md](hkk-rules.md).
 
+A name whose meaning begins with *hkk-case/2:* belongs to that version of the
+format only ([hkk-reactions.md](hkk-reactions.md)): a case of format
+`hkk-case/1` may not use it (an event field so marked is emitted only in a
+case of format `hkk-case/2`).
+
 Extension names:
 
 - **Counters the kit does not know** are written with the prefix `x-`

@@ -202,16 +202,19 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     _direct_hit(g, cid, target, n, ab.get("element"))
 
 
-def resolve_declared(g: Game) -> None:
-    """rb7:harci-fazis.IV (hkk-case/2): both players passed in IV — every declared combat ability
-    takes effect at once: a creature brought to 0 Ép or less by one still deals its own (two
-    creatures may kill each other with direct damage); the deaths follow the reading
-    `combat-deaths` (108.0 right after, or at the end of V)."""
+def resolve_declared(g: Game) -> bool:
+    """rb7:harci-fazis.IV (hkk-case/2): the combat leaves IV — both players passed in it, or an
+    `advance` runs on (nobody acts any more) — and every declared combat ability takes effect at
+    once: a creature brought to 0 Ép or less by one still deals its own (two creatures may kill
+    each other with direct damage); the deaths follow the reading `combat-deaths` (108.0 right
+    after, or at the end of V). True when any took effect."""
     rec = combat.record(g.state)
-    for d in (rec or {}).get("declared") or []:
+    declared = (rec or {}).get("declared") or []
+    for d in declared:
         _direct_hit(g, d["card"], d["target"], d["amount"], d.get("element"))
     if rec is not None:
         rec["declared"] = []
+    return bool(declared)
 
 
 def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> None:

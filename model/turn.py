@@ -107,6 +107,8 @@ def next_phase(g: Game) -> None:
     """End the current phase and enter the next one (the next turn after `end`)."""
     st = g.state
     if st.phase == "combat":
+        if abilities.resolve_declared(g):                         # hkk-case/2: IV ends, its declarations
+            settle(g)                                             # take effect; their dead die (end of V)
         combat.strike(g)                                          # rb7:harci-fazis.VI–VII
         settle(g)                                                 # the end of VII: no window left
         st.turn_info.pop("combat_step", None)
@@ -158,6 +160,7 @@ def advance(g: Game, a: dict[str, Any], by: str) -> None:
         g.refuse("4.23.5", "a decision is pending")
     cur = combat_steps.current(g)
     if step is not None and cur is not None and combat_steps.index(step) > combat_steps.index(cur):
+        abilities.resolve_declared(g)                             # hkk-case/2: leaving IV (rb7:harci-fazis.IV)
         combat_steps.run_to(g, step, combat.strike, settle)      # within this combat (rb7:harci-fazis)
         return
     first = True

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from conformance import loader
+from conformance.verbs import version_of
 
 ROOT = Path(__file__).resolve().parents[1]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -81,7 +82,8 @@ def fast():
 
 def test_the_corpus_is_valid_for_both(fast) -> None:
     # every file for jsonschema-rs; every third case of each for jsonschema (each verb and
-    # event of the corpus appears in many cases; the whole corpus would cost 2.5 s)
+    # event of the corpus appears in many cases; the whole corpus would cost 2.5 s); each file
+    # against the schema of its format (hkk-case/1, hkk-case/2)
     docs = _docs()
     assert len(docs) > 40
     for d in docs:

@@ -116,6 +116,7 @@ def test_every_vocabulary_entry_is_documented_and_vice_versa():
     md = VOCAB_MD.read_text(encoding="utf-8")
     v2 = vocab.vocabulary(2)                  # the page lists every version's names (hkk-case/2 the largest)
     keyword_section = _section_names(md, "Keyword abilities")
+    v2 = vocab.vocabulary(2)                   # the page lists every version's names (hkk-case/2 marked)
     pairs = [
         ("card kinds", _section_names(md, "Card kinds"), set(vocab.KINDS)),
         ("keywords", keyword_section, set(v2["keywords"])),
@@ -140,11 +141,11 @@ def test_every_vocabulary_entry_is_documented_and_vice_versa():
     # each event's fields are documented in its row
     events_md = md.split("\n## Events\n", 1)[1].split("\n## ", 1)[0]
     keywords_md = md.split("\n## Keyword abilities\n", 1)[1].split("\n### ", 1)[0]
-    for name, ev in vocab.EVENTS.items():
+    for name, ev in v2["events"].items():
         row = re.search(rf"^\| `{name}` \|(.*)$", events_md, flags=re.M).group(1)
         for f in ev.fields:
             assert f"`{f}`" in row, (name, f)
-    for name, kw in vocab.KEYWORDS.items():
+    for name, kw in v2["keywords"].items():
         row = re.search(rf"^\| `{name}` \|(.*)$", keywords_md, flags=re.M).group(1)
         for f in kw.fields:
             assert f"`{f}`" in row, (name, f)
@@ -519,12 +520,20 @@ def test_every_then_key_and_field_a_case_expects_is_documented(corpus):
 
 # -- verb arguments ------------------------------------------------------------
 
-def documented_arguments(format_md: str, verbs_md: str, effects_md: str) -> set[tuple[str, str]]:
+def documented_arguments(format_md: str, verbs_md: str, effects_md: str,
+                         reactions_md: str = "") -> set[tuple[str, str]]:
     """(verb, argument) the pages document: the verb tables of hkk-case-format.md and of
     hkk-verbs.md ("Verbs the kit added"), the arguments it added (`verb.argument`, `as_cost`
-    with its verbs), `source` and `by` of every step."""
+    with its verbs), `source` and `by` of every step; and hkk-case/2's (hkk-reactions.md: the
+    `verb.argument` names of its table "at a glance", the verb table of "Reactions")."""
     args: set[tuple[str, str]] = set()
     tables = [section(format_md, "The steps (`when`)"), section(verbs_md, "Verbs the kit added")]
+    if reactions_md:
+        tables.append(section(reactions_md, "Reactions"))
+        for name in table_rows(section(reactions_md, "What hkk-case/2 adds, at a glance")):
+            verb, dot, arg = name.partition(".")
+            if dot:
+                args.add((verb, arg))
     for text in tables:
         for line in text.splitlines():
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] if line.startswith("|") else []
@@ -558,11 +567,15 @@ def used_arguments(cases) -> set[tuple[str, str]]:
 def test_every_verb_argument_the_corpus_uses_is_documented(corpus):
     used = used_arguments(corpus)
     assert {("play", "pay.recycle"), ("damage", "split"), ("advance", "step"), ("repeat", "ability")} <= used
-    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"))
+    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"),
+            _text(SPEC / "hkk-reactions.md"))
     assert sorted(used - documented_arguments(*docs)) == []
     no_split = docs[1].replace("| `damage.split`, `heal.split` |", "| `heal.split` |")
     assert no_split != docs[1]
-    assert sorted(used - documented_arguments(docs[0], no_split, docs[2])) == [("damage", "split")]
+    assert sorted(used - documented_arguments(docs[0], no_split, *docs[2:])) == [("damage", "split")]
+    no_wait = [d.replace("| `play.wait`, `activate.wait` |", "| `activate.wait` |") for d in docs]
+    assert no_wait[1] != docs[1] and no_wait[3] != docs[3]
+    assert sorted(used - documented_arguments(*no_wait)) == [("play", "wait")]
 
 
 # -- effect_prevented ----------------------------------------------------------

@@ -106,6 +106,19 @@ def test_skipped_work_is_counted_kept_and_can_fail_the_run(tmp_path):
     assert proc.returncode == 4 and "SKIPPED WORK" in proc.stdout
 
 
+def test_the_share_shown_is_rounded_once():
+    # 1934 of 2266 is 85.348%: rounded to 4 digits first (0.8535, as the results file keeps it)
+    # and then to one decimal it showed 85.4%
+    from conformance.cli import totals_text
+    from conformance.outputs import junit_xml
+    from conformance.runner import verdict_share
+    totals = {"pass": 1934, "skip": 332}
+    assert verdict_share(totals) == 0.8535
+    assert "(85.3% with a verdict)" in totals_text(totals).plain
+    cases = [{"case_id": f"c{i}", "outcome": "pass" if i < 1934 else "skip"} for i in range(2266)]
+    assert "(85.3%)" in junit_xml(cases)
+
+
 def test_undeclared_features_are_skipped_by_the_harness_with_the_feature_named(tmp_path):
     proc, data = kodex_run(tmp_path, "features", "-k", "mk:", features="continuous")
     assert data["features_declared"] is True and data["features"] == ["continuous"]
