@@ -107,7 +107,8 @@ def _apply_step(g: Game, verb: str, args: dict, by: str) -> None:
 
 def life_saving_targets(state, verb: str, args: dict) -> set[str]:
     """The dying creatures this step tries to save (regeneration 136.8, healing 4.26, a card
-    played at them): only they stay in the life-saving window for this step."""
+    played at them, its own shadow — 136.9: "akár … életmentő cselekvésként is"): only they stay
+    in the life-saving window for this step."""
     dying = state.turn_info.get("dying") or []
     if not dying:
         return set()
@@ -117,10 +118,10 @@ def life_saving_targets(state, verb: str, args: dict) -> set[str]:
         ability = args.get("ability")
         if card is None or cid not in dying:
             return set()
-        if ability == "regeneration" or (isinstance(ability, int) and 0 <= ability < len(card.abilities)
-                                         and card.abilities[ability].get("keyword") == "regeneration"):
-            return {cid}
-        return set()
+        keyword = ability if isinstance(ability, str) else (
+            card.abilities[ability].get("keyword")
+            if isinstance(ability, int) and 0 <= ability < len(card.abilities) else None)
+        return {cid} if keyword in ("regeneration", "shadow") else set()
     if verb == "heal":
         return {args.get("target")} & set(dying)
     if verb == "play":
