@@ -298,6 +298,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     st = g.state
     cid = card.id
     kw = ab.get("keyword")
+    since = g.watch.mark() if g.watch is not None else 0
     if "effects" not in ab:
         g.refuse("136.0", f"{cid}'s {kw} is not an ability that is activated")
     if st.controller(cid) is None:
@@ -356,11 +357,13 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     entry = {"kind": "ability", "player": player, "card": cid, "ability": idx, "keyword": kw,
              "targets": targets, "effects": jcopy(ab.get("effects") or []),
              "disadvantage": bool(ab.get("disadvantage"))}                 # 4.23.1: no reaction to it
-    if reacting:
-        entry.update(answers=answer["id"], reaction=True)
-        queue.push(g, entry)
-    elif a.get("wait"):
+    if reacting or a.get("wait"):
+        if reacting:
+            entry.update(answers=answer["id"], reaction=True)
         queue.push(g, entry)                                             # 4.21.1: it waits for answers
+        g.after_effect()                          # 133.2: set off by the activation, before any reaction
+        if g.watch is not None:
+            g.watch.defer(entry, since)           # the others wait until it has taken effect (133.2)
     else:
         g.after_effect()                          # 133.2: set off by the activation, before it works
         resolve_entry(g, entry)

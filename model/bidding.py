@@ -14,8 +14,8 @@ Clauses covered
   passing in a row resolves it (last in, first out: model/queue.py). `advance` — nobody acts any
   more — resolves it first.
 * 137: between a card's play and the use of its on-play activated ability only reactions may
-  come: the other player's other action is refused; the player's own other action (or pass)
-  gives the ability up.
+  come: the other player's other action is refused; the player's own other action (or pass), or
+  an `advance` (nobody acts any more), gives the ability up.
 """
 from __future__ import annotations
 
@@ -147,6 +147,9 @@ def _on_play_window(g: Game, window: dict[str, str], verb: str, args: dict[str, 
     st = g.state
     if verb == "activate" and args.get("card") == window["card"]:
         return                                             # its ability (abilities.py checks which)
+    if verb == "advance":
+        st.turn_info.pop("on_play", None)                  # nobody acts any more: it is given up
+        return
     if verb not in ACTIONS or _answers_queue(g, verb, args) or _saves(g, verb, args):
         return
     player = _actor(g, verb, args, by)

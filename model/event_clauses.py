@@ -55,6 +55,7 @@ EVENT: dict[str, str] = {
     "passivated": "5.5.7.1",
     "activated": "4.9.3",
     "combat_ability": "129.0",
+    "combat_ability_declared": "rb7:harci-fazis.IV",
     "attack_declared": "rb7:harci-fazis.II",
     "strike_back_chosen": "rb7:harci-fazis.VI",
     "strike": "rb7:harci-fazis.VI",
@@ -73,6 +74,16 @@ EVENT: dict[str, str] = {
     "turn_started": "4.10.2",
     "effect_prevented": "4.24.2",
     "removed_from_game": "107",
+    # hkk-case/2 (docs/spec/hkk-reactions.md)
+    "queued": "4.21.1",
+    "resolved": "rb7:kijatszasi-sorrend",
+    "prevented": "4.21.2",
+    "prevent_set": "137.3",
+    "modify_set": "rb7:kijatszasi-sorrend",
+    "returned": "4.21.2",
+    "triggered": "133.0",
+    "missed": "133.4",
+    "made_up": "133.4",
 }
 
 _PHASES = {"preparation": "rb7:elokeszito-fazis", "draw": "rb7:huzasi-fazis",
@@ -140,7 +151,8 @@ def clauses_of(ev: dict[str, Any]) -> list[str]:
 OWN_CLAUSE = frozenset({
     "removed_from_game", "hand_revealed", "damage_prevented", "counter_added", "counter_removed",
     "counter_prevented", "effect_prevented", "decision_pending", "conflict_resolved", "replaced",
-    "repeated"})
+    "repeated", "queued", "resolved", "prevented", "prevent_set", "modify_set", "returned", "triggered",
+    "missed", "made_up"})
 # every other registered event: the field the first of its clauses goes to
 PLAIN = {name: "clause" for name in set(EVENT) | set(BY_FIELD) if name not in OWN_CLAUSE}
 

@@ -219,7 +219,8 @@ def resolve_all(g: Game, resolvers: dict[str, Resolver]) -> None:
             g.emit("resolved", entry=entry["id"], card=entry["card"], player=entry["player"],
                    clause="4.21.1")
             resolvers[entry["kind"]](g, entry)
-        g.after_effect()                       # 133.2: what this entry set off comes before the next
+        if g.watch is not None:                # what this entry's announcement and resolution set
+            g.watch.entry_done(entry)          # off comes before the next (133.0, 133.2)
     st.turn_info.pop("queue_resolving", None)
     st.turn_info.pop("queue_seq", None)
 

@@ -18,12 +18,17 @@ Clauses covered
 * 133.2 (`immediately: true`): it does not wait for the action that set it off, nor for its other
   related effects, nor for reactions: it is carried out at once (after the effect that met its
   condition, before anything else), even if the card whose play set it off is later prevented.
-  Without `immediately` it comes when the action's own effects are done (docs/engine-semantics.md).
+  Without `immediately` it comes when the action's own effects are done (docs/engine-semantics.md):
+  for a play or activation that waits on the reaction queue, once that entry has resolved or been
+  prevented (right after it, before the next entry); what an automatic ability's effects set off
+  comes in turn.
 * 4.24.3.1: the activated related effects come after every automatic one; 4.24.3.3: alternately,
-  first the player who has the right to act (the active player).
+  first the player who has the right to act (the active player); 4.24.3.4: a player who has none
+  left does not stop the other from using several in a row.
 * 4.10.4: the active player orders what happens at once in their turn: two or more automatic
   abilities set off together are a pending decision `order` of the active player (default: the
-  order their cards came into play, 102.3).
+  order their cards came into play, 102.3; an ability set off twice keeps its settings-off in the
+  order they came).
 * 133.3: automatic effects are automatic abilities and disadvantages (`disadvantage: true`): the
   same rules.
 * 133.4: an automatic effect forgotten by the players (`forgotten: [card or card#index]` on the step
@@ -35,6 +40,7 @@ Clauses covered
 """
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
 from . import keywords, queue, stats
@@ -110,26 +116,67 @@ class Watch:
             self.busy = False
 
     def run_due(self) -> None:
-        """The end of the step's action: the automatic abilities it set off, in the order the active
-        player decides when several (4.10.4), then the activated related effects (4.24.3.1)."""
+        """The end of an action: the automatic abilities it set off, in the order the active player
+        decides when several (4.10.4), then the activated related effects (4.24.3.1) — and then
+        those that these set off in turn (133.0: whenever the condition is met), until none is left
+        or a decision waits (what is set off meanwhile then waits for it too)."""
+        st = self.g.state
         self.run_immediate()
-        if not self.due or self.g.state.pending is not None:
-            return
-        due, self.due = self.due, []
-        automatic = [r for r in due if not _ability(self.g, r).get("cost")]
-        activated = [r for r in due if _ability(self.g, r).get("cost")]
-        active = self.g.state.active
-        activated.sort(key=lambda r: r["player"] != active)                # 4.24.3.3
-        if len(automatic) > 1:
-            labels = [_label(r["card"], r["ability"]) for r in automatic]
-            st = self.g.state
-            st.pending = {"player": active, "choice": "order", "options": labels, "count": len(labels),
-                          "step": {"_order_triggers": {"due": jcopy(automatic), "later": jcopy(activated)}},
-                          "by": active, "default": labels}
-            self.g.emit("decision_pending", player=active, choice="order", count=len(labels),
-                        clause="4.10.4")
-            return
-        run_list(self.g, automatic + activated, self)
+        while self.due and st.pending is None:
+            due, self.due = self.due, []
+            automatic = [r for r in due if not _ability(self.g, r).get("cost")]
+            activated = _alternately([r for r in due if _ability(self.g, r).get("cost")], st.active)
+            if len(automatic) > 1:
+                _ask_order(self.g, automatic, activated)
+                return
+            run_list(self.g, automatic + activated, self)
+            self.run_immediate()
+        if self.due and st.pending is not None:
+            st.pending.setdefault("then_triggers", []).extend(self.due)
+            self.due = []
+
+    # -- the reaction queue -----------------------------------------------
+    def mark(self) -> int:
+        """Where an announcement (a play, an activation) begins among the abilities due."""
+        return len(self.due)
+
+    def defer(self, entry: dict[str, Any], since: int) -> None:
+        """133.2, 4.23.5: the ordinary automatic abilities set off by announcing `entry` (its costs,
+        `played`, `queued`) wait until it has resolved or been prevented: the action is done then.
+        Automatic reactions do not wait: they answer it while it waits (132.16)."""
+        waiting = [r for r in self.due[since:] if not queue.is_reaction_ability(_ability(self.g, r))]
+        if waiting:
+            self.due[since:] = [r for r in self.due[since:] if r not in waiting]
+            entry.setdefault("after", []).extend(waiting)
+
+    def entry_done(self, entry: dict[str, Any]) -> None:
+        """An entry of the queue has resolved or been prevented: what its announcement and its
+        resolution set off comes now, before the next entry (docs/spec/hkk-reactions.md)."""
+        self.due[0:0] = entry.pop("after", None) or []
+        self.run_due()
+
+
+def _alternately(activated: list[dict[str, Any]], active: str) -> list[dict[str, Any]]:
+    """4.24.3.3: the players use the activated related effects of an action alternately, the one
+    who has the right to act (the active player) first; 4.24.3.4: one who has none left does not
+    stop the other from using several in a row."""
+    mine = [r for r in activated if r["player"] == active]
+    theirs = [r for r in activated if r["player"] != active]
+    return [r for pair in zip_longest(mine, theirs) for r in pair if r is not None]
+
+
+def _ask_order(g: Game, automatic: list[dict[str, Any]], later: list[dict[str, Any]]) -> None:
+    """4.10.4: the active player decides the order of the automatic abilities set off together;
+    the options (and the default) in the order their cards came into play (102.3), an ability set
+    off more than once keeping the order of its settings-off."""
+    st = g.state
+    automatic = sorted(automatic, key=lambda r: st.cards.peek(r["card"]).timestamp)
+    labels = [_label(r["card"], r["ability"]) for r in automatic]
+    active = st.active
+    st.pending = {"player": active, "choice": "order", "options": labels, "count": len(labels),
+                  "step": {"_order_triggers": {"due": jcopy(automatic), "later": jcopy(later)}},
+                  "by": active, "default": labels}
+    g.emit("decision_pending", player=active, choice="order", count=len(labels), clause="4.10.4")
 
 
 def run_list(g: Game, records: list[dict[str, Any]], watch: Watch | None = None) -> None:
@@ -147,7 +194,11 @@ def order_triggers(g: Game, a: dict[str, Any], by: str) -> None:
     value = a.get("value", labels)
     if not isinstance(value, list) or sorted(map(str, value)) != sorted(labels):
         g.refuse("4.10.4", f"the order names each of {labels} once")
-    ordered = [due[labels.index(v)] for v in value]
+    ordered = []
+    for v in value:                     # a label named twice: its settings-off in the order they came
+        n = labels.index(v)
+        labels[n] = None
+        ordered.append(due[n])
     run_list(g, ordered + list(a.get("later") or []), g.watch)
 
 
@@ -282,17 +333,21 @@ def _react(g: Game, card: Card, rec: dict[str, Any], ab: dict[str, Any],
     target = queue.entry_of(st, rec["event"].get("entry")) if rec["event"].get("entry") else None
     verb = next(iter(effects[0])) if effects and isinstance(effects[0], dict) else "prevent"
     if target is None:
-        g.emit("effect_prevented", verb=verb, clause="4.21.1", card=card.id)
+        g.emit("effect_prevented", verb=verb, clause="4.21.1", source=card.id)
         return
     try:
         queue.check_answerable(g, target, spell=queue.is_spell(card),
                                neutralization=keywords.has(g, card, "neutralization"))
-    except Refusal as no:
-        g.emit("effect_prevented", verb=verb, clause=no.clause, card=card.id)
+    except Refusal as no:                # its effect does nothing; the effects of a card name it
+        g.emit("effect_prevented", verb=verb, clause=no.clause, source=card.id)     # as `source`
         return
-    queue.push(g, {"kind": "trigger", "player": rec["player"], "card": card.id,
-                   "ability": rec["ability"], "keyword": ab.get("keyword"), "targets": [],
-                   "effects": effects, "answers": target["id"], "reaction": True, "automatic": True})
+    since = g.watch.mark() if g.watch is not None else 0
+    entry = queue.push(g, {"kind": "trigger", "player": rec["player"], "card": card.id,
+                           "ability": rec["ability"], "keyword": ab.get("keyword"), "targets": [],
+                           "effects": effects, "answers": target["id"], "reaction": True,
+                           "automatic": True})
+    if g.watch is not None:
+        g.watch.defer(entry, since)
 
 
 __all__ = ["Watch", "fire", "order_triggers", "use_related", "make_up", "run_list", "MAX_FIRINGS"]

@@ -383,7 +383,7 @@ def test_every_result_over_the_corpus_is_plain_json_data():
     from conformance.loader import load_files
     from conformance.runner import choose_ruleset
     for case in load_files().cases:
-        res = run_case(case.given, case.when, choose_ruleset(case, None)[0])
+        res = run_case(case.given, case.when, choose_ruleset(case, None)[0], version=case.version)
         bad = _plain_json({"state": res.state, "events": res.events, "refused": res.refused,
                            "result": res.result})
         assert not bad, (case.id, bad[:3])

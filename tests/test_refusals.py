@@ -26,7 +26,7 @@ def corpus_runs():
     out = []
     for case in loaded.cases:
         ruleset, _ = choose_ruleset(case, None)
-        out.append((case, engine.run_case(case.given, case.when, ruleset=ruleset)))
+        out.append((case, engine.run_case(case.given, case.when, ruleset=ruleset, version=case.version)))
     return out
 
 

@@ -238,6 +238,8 @@ def test_shuffle_check_can_fail():
 RULES_MD = SPEC / "hkk-rules.md"
 VERBS_MD = SPEC / "hkk-verbs.md"
 FORMAT_MD = SPEC / "hkk-case-format.md"
+REACTIONS_MD = SPEC / "hkk-reactions.md"    # what hkk-case/2 adds: its names are stated there
+V2_GLANCE = "What hkk-case/2 adds, at a glance"
 
 
 def _text(md: Path) -> str:
@@ -313,7 +315,7 @@ def reference(corpus):
     for c in corpus:
         ruleset, _why = choose_ruleset(c, None)
         if ruleset is not None:
-            runs.append(engine.run_case(c.given, c.when, ruleset))
+            runs.append(engine.run_case(c.given, c.when, ruleset, version=c.version))
     return runs
 
 
@@ -358,7 +360,7 @@ def undocumented_events(seen: dict[str, set[str]], vocab_md: str, registry: bool
 def test_every_event_and_field_the_corpus_expects_is_documented(corpus):
     seen = corpus_events(corpus)
     assert len(seen) > 50
-    assert undocumented_events(seen, _text(VOCAB_MD)) == []
+    assert undocumented_events(seen, _text(VOCAB_MD), _text(REACTIONS_MD)) == []
 
 
 def test_every_event_and_field_the_reference_emits_is_documented(reference):
@@ -379,6 +381,15 @@ def test_the_event_check_names_a_deleted_row_or_field():
     assert undocumented_events(seen, md) == []
     assert undocumented_events(seen, no_row) == ["event strike_back_chosen: no row"]
     assert undocumented_events(seen, no_field) == ["event exiled: field to"]
+    v2 = _text(REACTIONS_MD)
+    seen2 = {"made_up": {"card", "ability"}, "passed": {"player", "queue"}}
+    assert undocumented_events(seen2, md, v2) == []
+    # hkk-case/2's events are on both pages (the generated index and hkk-reactions.md): a row
+    # deleted from both is missing
+    no_v2_row = re.sub(r"^\| `made_up` \|.*\n", "", v2, flags=re.M)
+    no_v1_row = re.sub(r"^\| `made_up` \|.*\n", "", md, flags=re.M)
+    assert no_v2_row != v2 and no_v1_row != md
+    assert undocumented_events(seen2, no_v1_row, no_v2_row) == ["event made_up: no row"]
 
 
 # -- moved.cause ---------------------------------------------------------------
@@ -431,8 +442,10 @@ def returned_fields(states) -> dict[str, set[str]]:
     return out
 
 
-def undocumented_returned(fields: dict[str, set[str]], rules_md: str) -> list[str]:
+def undocumented_returned(fields: dict[str, set[str]], rules_md: str, reactions_md: str = "") -> list[str]:
     rows = {part: table_rows(section(rules_md, heading)) for part, heading in RETURNED_AT.items()}
+    if reactions_md:                                 # hkk-case/2's state fields (`queue`, `missed`)
+        rows["state"] = {**table_rows(section(reactions_md, V2_GLANCE)), **rows["state"]}
     out = [f"{part}.{f}" for part in RETURNED_AT for f in sorted(fields[part]) if f not in rows[part]]
     for part in ("lasting", "delayed"):              # their items' fields, in the row of the state table
         named = {w for code in re.findall(r"`([^`]+)`", " ".join(rows["state"].get(part, [])))
@@ -445,17 +458,20 @@ def test_every_field_of_a_returned_state_is_in_the_rules(reference):
     fields = returned_fields(r.state for r in reference)
     assert {"combat_step"} <= fields["turn"] and {"just_damaged", "attacking"} <= fields["card"]
     assert fields["lasting"] and fields["delayed"] and fields["pending"]
-    assert undocumented_returned(fields, _text(RULES_MD)) == []
+    assert undocumented_returned(fields, _text(RULES_MD), _text(REACTIONS_MD)) == []
 
 
 def test_the_returned_state_check_names_a_deleted_field(reference):
     fields = returned_fields(r.state for r in reference)
-    md = _text(RULES_MD)
+    md, v2 = _text(RULES_MD), _text(REACTIONS_MD)
     for row, named in ((r"^\| `just_damaged` \|.*\n", "card.just_damaged"),
                        (r"^\| `combat_step` \|.*\n", "turn.combat_step"),
                        (r"^\| `base_max_hp` \|.*\n", "player.base_max_hp")):
-        assert undocumented_returned(fields, re.sub(row, "", md, count=1, flags=re.M)) == [named]
-    assert undocumented_returned(fields, md.replace("turns_left", "turns_to_go")) == ["lasting[].turns_left"]
+        assert undocumented_returned(fields, re.sub(row, "", md, count=1, flags=re.M), v2) == [named]
+    assert undocumented_returned(fields, md.replace("turns_left", "turns_to_go"), v2) == ["lasting[].turns_left"]
+    no_missed = re.sub(r"^\| `missed` \|.*\n", "", md, count=1, flags=re.M)
+    assert undocumented_returned(fields, no_missed, v2.replace("| `queue`, `missed` |", "| `queue` |")) \
+        == ["state.missed"]
 
 
 # -- decisions -----------------------------------------------------------------
@@ -475,17 +491,22 @@ def pending_choices(cases, runs) -> set[str]:
     return choices
 
 
-def undocumented_choices(choices: set[str], rules_md: str) -> list[str]:
+def undocumented_choices(choices: set[str], rules_md: str, reactions_md: str = "") -> list[str]:
     rows = table_rows(section(rules_md, "Pending decisions"))
+    if reactions_md:                                 # hkk-case/2's decisions (`order`, `use`)
+        rows = {**table_rows(section(reactions_md, V2_GLANCE)), **rows}
     return sorted(c for c in choices if c not in rows)
 
 
 def test_every_decision_is_documented(corpus, reference):
     choices = pending_choices(corpus, reference)
-    assert {"discard", "anti_magic", "anti_neutralization", "muscle_reward"} <= choices
-    assert undocumented_choices(choices, _text(RULES_MD)) == []
+    assert {"discard", "anti_magic", "anti_neutralization", "muscle_reward", "order", "use"} <= choices
+    v2 = _text(REACTIONS_MD)
+    assert undocumented_choices(choices, _text(RULES_MD), v2) == []
     md = re.sub(r"^\| `muscle_reward` \|.*\n", "", _text(RULES_MD), flags=re.M)
-    assert undocumented_choices(choices, md) == ["muscle_reward"]
+    assert undocumented_choices(choices, md, v2) == ["muscle_reward"]
+    assert undocumented_choices(choices, _text(RULES_MD), v2.replace("| `order`, `use` |", "| `order` |")) \
+        == ["use"]
 
 
 # -- then keys, and the card / player / turn fields a case expects -------------
@@ -502,9 +523,13 @@ def expected_fields(cases) -> dict[str, set[str]]:
     return out
 
 
-def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: str) -> list[str]:
+def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: str,
+                          reactions_md: str = "") -> list[str]:
     cards = table_rows(section(vocab_md, "Card fields"))        # its "Returned only" table included
-    where = {"then": table_rows(section(vocab_md, "Fields of `then`")), "card": cards,
+    then = table_rows(section(vocab_md, "Fields of `then`"))
+    if reactions_md:                                 # hkk-case/2's `then` fields (`queue`, `missed`)
+        then = {**table_rows(section(reactions_md, V2_GLANCE)), **then}
+    where = {"then": then, "card": cards,
              "player": table_rows(section(vocab_md, "Player fields")),
              "turn": table_rows(section(rules_md, "The turn"))}
     return [f"{part}.{f}" for part in where for f in sorted(fields[part]) if f not in where[part]]
@@ -512,10 +537,15 @@ def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: 
 
 def test_every_then_key_and_field_a_case_expects_is_documented(corpus):
     fields = expected_fields(corpus)
-    assert {"no_events", "pending", "lasting"} <= fields["then"] and "combat_step" in fields["turn"]
-    assert unstated_expectations(fields, _text(VOCAB_MD), _text(RULES_MD)) == []
+    assert {"no_events", "pending", "lasting", "missed"} <= fields["then"] and "combat_step" in fields["turn"]
+    v2 = _text(REACTIONS_MD)
+    assert unstated_expectations(fields, _text(VOCAB_MD), _text(RULES_MD), v2) == []
+    no_missed = re.sub(r"^\| `missed` \| hkk-case/2: the forgotten.*\n", "", _text(VOCAB_MD), flags=re.M)
+    assert no_missed != _text(VOCAB_MD)
+    assert unstated_expectations(fields, no_missed, _text(RULES_MD),
+                                 v2.replace("| `queue`, `missed` |", "| `queue` |")) == ["then.missed"]
     vocab_md = re.sub(r"^\| `attacking` \|.*\n", "", _text(VOCAB_MD), flags=re.M)
-    assert unstated_expectations(fields, vocab_md, _text(RULES_MD)) == ["card.attacking"]
+    assert unstated_expectations(fields, vocab_md, _text(RULES_MD), v2) == ["card.attacking"]
 
 
 # -- verb arguments ------------------------------------------------------------
@@ -528,12 +558,15 @@ def documented_arguments(format_md: str, verbs_md: str, effects_md: str,
     `verb.argument` names of its table "at a glance", the verb table of "Reactions")."""
     args: set[tuple[str, str]] = set()
     tables = [section(format_md, "The steps (`when`)"), section(verbs_md, "Verbs the kit added")]
+    any_step: set[str] = set()
     if reactions_md:
         tables.append(section(reactions_md, "Reactions"))
-        for name in table_rows(section(reactions_md, "What hkk-case/2 adds, at a glance")):
+        for name, cells in table_rows(section(reactions_md, "What hkk-case/2 adds, at a glance")).items():
             verb, dot, arg = name.partition(".")
             if dot:
                 args.add((verb, arg))
+            elif "argument of any step" in cells[1]:
+                any_step.add(name)
     for text in tables:
         for line in text.splitlines():
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] if line.startswith("|") else []
@@ -553,6 +586,8 @@ def documented_arguments(format_md: str, verbs_md: str, effects_md: str,
     if "Every step may carry `source` and `by`." in format_md:
         verbs = {v for v, _ in args}
         args |= {(v, k) for v in verbs for k in ("source", "by")}
+    verbs = {v for v, _ in args}
+    args |= {(v, k) for v in verbs for k in any_step}
     return args
 
 
