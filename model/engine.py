@@ -146,6 +146,9 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         if g.watch is not None:
             g.watch.run_due()            # 133.0: what the step's action set off, when it is done
         settle(g, window=True)
+        while g.watch is not None and g.watch.due and g.state.pending is None:
+            g.watch.run_due()            # 133.0: what the state check set off (a death, a destruction)
+            settle(g, window=True)
         if had_effects or continuous.any_in_force(g.state):
             for p in PLAYERS:            # 3.18: a maximum an effect lowered (or that came back down)
                 cap_player(g, p)
