@@ -11,7 +11,7 @@ import random
 from typing import Any, NoReturn
 
 from .errors import InputProblem, Refusal
-from .event_clauses import stamp
+from .event_clauses import FIXED_CLAUSE, PLAIN, stamp
 from .ruleset import Ruleset
 from .state import PLAYERS, Card, Player, State
 
@@ -46,7 +46,13 @@ class Game:
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
-        stamp(ev)
+        fixed = FIXED_CLAUSE.get(event)
+        if fixed is not None and "clause" not in ev:    # the type alone decides (the common case)
+            ev["clauses"] = [fixed]
+            if event in PLAIN:
+                ev["clause"] = fixed
+        else:
+            stamp(ev)
         self.events.append(ev)
         if self.watch is not None:
             self.watch.saw(ev)

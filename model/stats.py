@@ -80,6 +80,8 @@ def cost(state: State, card: Card, rules: Ruleset) -> dict[str, int]:
     `cost_<part>` (set and modified, model/numbers.py); never below 0
     (rb7:idezesi-kihozasi-koltseg). A part the card does not print is there when an effect
     raises it."""
+    if not numbers.continuous.any_in_force(state):
+        return dict(card.cost)                          # no effect in force: the printed cost
     out = {}
     for key in COST_KEYS:
         n = numbers.card_cost(state, card, key, rules.priority_policy, frozen)
