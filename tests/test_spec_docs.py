@@ -235,6 +235,7 @@ def test_shuffle_check_can_fail():
 RULES_MD = SPEC / "hkk-rules.md"
 VERBS_MD = SPEC / "hkk-verbs.md"
 FORMAT_MD = SPEC / "hkk-case-format.md"
+REACTIONS_MD = SPEC / "hkk-reactions.md"
 
 
 def _text(md: Path) -> str:
@@ -263,6 +264,25 @@ def table_rows(text: str) -> dict[str, list[str]]:
         for name in re.findall(r"`([^`]+)`", cells[0]):
             rows.setdefault(name, cells)
     return rows
+
+
+def v2_names(reactions_md: str) -> dict[str, set[str]]:
+    """The names hkk-case/2 adds (hkk-reactions.md, "What hkk-case/2 adds, at a glance"): name ->
+    where each row says it goes (`step argument`, `state fields (returned; \`then\`)`,
+    `\`pending.choice\``, …). A hkk-case/2 name is documented there, not in the pages of
+    hkk-case/1."""
+    out: dict[str, set[str]] = {}
+    for line in section(reactions_md, "What hkk-case/2 adds, at a glance").splitlines():
+        if not line.startswith("|") or re.match(r"^\|[-| ]+\|$", line):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            out.setdefault(name, set()).add(cells[1])
+    return out
+
+
+def _v2_where(reactions_md: str, where: str) -> set[str]:
+    return {n for n, places in v2_names(reactions_md).items() if any(where in p for p in places)}
 
 
 def _walk_steps(steps, out: set[tuple[str, str]]) -> None:
@@ -310,7 +330,7 @@ def reference(corpus):
     for c in corpus:
         ruleset, _why = choose_ruleset(c, None)
         if ruleset is not None:
-            runs.append(engine.run_case(c.given, c.when, ruleset))
+            runs.append(engine.run_case(c.given, c.when, ruleset, version=c.version))
     return runs
 
 
@@ -336,29 +356,34 @@ def emitted_events(runs) -> dict[str, set[str]]:
     return seen
 
 
-def undocumented_events(seen: dict[str, set[str]], vocab_md: str) -> list[str]:
-    """The events (and fields) of `seen` that hkk-vocabulary.md's table of events lacks."""
+def undocumented_events(seen: dict[str, set[str]], vocab_md: str, reactions_md: str = "") -> list[str]:
+    """The events (and fields) of `seen` that hkk-vocabulary.md's table of events lacks — and,
+    given hkk-reactions.md, its table of the events hkk-case/2 adds (fields written
+    `a b c` in one cell)."""
     rows = table_rows(section(vocab_md, "Events"))
+    v2 = table_rows(section(reactions_md, "Events")) if reactions_md else {}
     out = []
     for name in sorted(seen):
-        if name not in rows:
+        if name not in rows and name not in v2:
             out.append(f"event {name}: no row")
             continue
-        fields = " ".join(rows[name][1:3])               # required and other fields
-        out += [f"event {name}: field {f}" for f in sorted(seen[name]) if f"`{f}`" not in fields]
+        fields = set(re.findall(r"`([^`]+)`", " ".join(rows.get(name, [])[1:3])))  # required, other
+        fields |= {w for code in re.findall(r"`([^`]+)`", " ".join(v2.get(name, [])[1:2]))
+                   for w in code.split()}
+        out += [f"event {name}: field {f}" for f in sorted(seen[name]) if f not in fields]
     return out
 
 
 def test_every_event_and_field_the_corpus_expects_is_documented(corpus):
     seen = corpus_events(corpus)
     assert len(seen) > 50
-    assert undocumented_events(seen, _text(VOCAB_MD)) == []
+    assert undocumented_events(seen, _text(VOCAB_MD), _text(REACTIONS_MD)) == []
 
 
 def test_every_event_and_field_the_reference_emits_is_documented(reference):
     seen = emitted_events(reference)
     assert {"moved", "effect_prevented", "conflict_resolved", "combat_step"} <= set(seen)
-    assert undocumented_events(seen, _text(VOCAB_MD)) == []
+    assert undocumented_events(seen, _text(VOCAB_MD), _text(REACTIONS_MD)) == []
 
 
 def test_the_event_check_names_a_deleted_row_or_field():
@@ -370,6 +395,13 @@ def test_the_event_check_names_a_deleted_row_or_field():
     assert undocumented_events(seen, md) == []
     assert undocumented_events(seen, no_row) == ["event strike_back_chosen: no row"]
     assert undocumented_events(seen, no_field) == ["event exiled: field to"]
+    rx = _text(REACTIONS_MD)                     # hkk-case/2's events: their own table
+    seen2 = {"queued": {"entry", "answers"}, "passed": {"player", "queue"}}
+    assert undocumented_events(seen2, md, rx) == []
+    assert undocumented_events(seen2, md) == ["event passed: field queue", "event queued: no row"]
+    no_answers = rx.replace("| `queued` | `entry card player ability answers clause` |",
+                            "| `queued` | `entry card player ability clause` |")
+    assert no_answers != rx and undocumented_events(seen2, md, no_answers) == ["event queued: field answers"]
 
 
 # -- moved.cause ---------------------------------------------------------------
@@ -422,8 +454,10 @@ def returned_fields(states) -> dict[str, set[str]]:
     return out
 
 
-def undocumented_returned(fields: dict[str, set[str]], rules_md: str) -> list[str]:
+def undocumented_returned(fields: dict[str, set[str]], rules_md: str, reactions_md: str = "") -> list[str]:
     rows = {part: table_rows(section(rules_md, heading)) for part, heading in RETURNED_AT.items()}
+    if reactions_md:                                 # hkk-case/2's state fields (`queue`, `missed`)
+        rows["state"] = {**{n: [] for n in _v2_where(reactions_md, "state field")}, **rows["state"]}
     out = [f"{part}.{f}" for part in RETURNED_AT for f in sorted(fields[part]) if f not in rows[part]]
     for part in ("lasting", "delayed"):              # their items' fields, in the row of the state table
         named = {w for code in re.findall(r"`([^`]+)`", " ".join(rows["state"].get(part, [])))
@@ -436,17 +470,20 @@ def test_every_field_of_a_returned_state_is_in_the_rules(reference):
     fields = returned_fields(r.state for r in reference)
     assert {"combat_step"} <= fields["turn"] and {"just_damaged", "attacking"} <= fields["card"]
     assert fields["lasting"] and fields["delayed"] and fields["pending"]
-    assert undocumented_returned(fields, _text(RULES_MD)) == []
+    assert undocumented_returned(fields, _text(RULES_MD), _text(REACTIONS_MD)) == []
 
 
 def test_the_returned_state_check_names_a_deleted_field(reference):
     fields = returned_fields(r.state for r in reference)
-    md = _text(RULES_MD)
+    md, rx = _text(RULES_MD), _text(REACTIONS_MD)
     for row, named in ((r"^\| `just_damaged` \|.*\n", "card.just_damaged"),
                        (r"^\| `combat_step` \|.*\n", "turn.combat_step"),
                        (r"^\| `base_max_hp` \|.*\n", "player.base_max_hp")):
-        assert undocumented_returned(fields, re.sub(row, "", md, count=1, flags=re.M)) == [named]
-    assert undocumented_returned(fields, md.replace("turns_left", "turns_to_go")) == ["lasting[].turns_left"]
+        assert undocumented_returned(fields, re.sub(row, "", md, count=1, flags=re.M), rx) == [named]
+    assert undocumented_returned(fields, md.replace("turns_left", "turns_to_go"), rx) == ["lasting[].turns_left"]
+    queue = {**{k: set() for k in fields}, "state": {"queue"}}
+    assert undocumented_returned(queue, md, rx) == [] and undocumented_returned(queue, md) == ["state.queue"]
+    assert undocumented_returned(queue, md, rx.replace("| `queue`, `missed` |", "| `missed` |")) == ["state.queue"]
 
 
 # -- decisions -----------------------------------------------------------------
@@ -466,17 +503,21 @@ def pending_choices(cases, runs) -> set[str]:
     return choices
 
 
-def undocumented_choices(choices: set[str], rules_md: str) -> list[str]:
-    rows = table_rows(section(rules_md, "Pending decisions"))
+def undocumented_choices(choices: set[str], rules_md: str, reactions_md: str = "") -> list[str]:
+    rows = set(table_rows(section(rules_md, "Pending decisions")))
+    if reactions_md:                                 # hkk-case/2's decisions (`order`, `use`)
+        rows |= _v2_where(reactions_md, "`pending.choice`")
     return sorted(c for c in choices if c not in rows)
 
 
 def test_every_decision_is_documented(corpus, reference):
     choices = pending_choices(corpus, reference)
     assert {"discard", "anti_magic", "anti_neutralization", "muscle_reward"} <= choices
-    assert undocumented_choices(choices, _text(RULES_MD)) == []
+    assert undocumented_choices(choices, _text(RULES_MD), _text(REACTIONS_MD)) == []
     md = re.sub(r"^\| `muscle_reward` \|.*\n", "", _text(RULES_MD), flags=re.M)
-    assert undocumented_choices(choices, md) == ["muscle_reward"]
+    assert undocumented_choices(choices, md, _text(REACTIONS_MD)) == ["muscle_reward"]
+    rx = _text(REACTIONS_MD).replace("| `order`, `use` |", "| `order` |")
+    assert undocumented_choices({"use", "discard"}, _text(RULES_MD), rx) == ["use"]
 
 
 # -- then keys, and the card / player / turn fields a case expects -------------
@@ -493,9 +534,13 @@ def expected_fields(cases) -> dict[str, set[str]]:
     return out
 
 
-def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: str) -> list[str]:
+def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: str,
+                          reactions_md: str = "") -> list[str]:
     cards = table_rows(section(vocab_md, "Card fields"))        # its "Returned only" table included
-    where = {"then": table_rows(section(vocab_md, "Fields of `then`")), "card": cards,
+    then = set(table_rows(section(vocab_md, "Fields of `then`")))
+    if reactions_md:                                 # hkk-case/2's `then` fields (`queue`, `missed`)
+        then |= _v2_where(reactions_md, "`then`")
+    where = {"then": then, "card": cards,
              "player": table_rows(section(vocab_md, "Player fields")),
              "turn": table_rows(section(rules_md, "The turn"))}
     return [f"{part}.{f}" for part in where for f in sorted(fields[part]) if f not in where[part]]
@@ -504,18 +549,34 @@ def unstated_expectations(fields: dict[str, set[str]], vocab_md: str, rules_md: 
 def test_every_then_key_and_field_a_case_expects_is_documented(corpus):
     fields = expected_fields(corpus)
     assert {"no_events", "pending", "lasting"} <= fields["then"] and "combat_step" in fields["turn"]
-    assert unstated_expectations(fields, _text(VOCAB_MD), _text(RULES_MD)) == []
+    assert unstated_expectations(fields, _text(VOCAB_MD), _text(RULES_MD), _text(REACTIONS_MD)) == []
     vocab_md = re.sub(r"^\| `attacking` \|.*\n", "", _text(VOCAB_MD), flags=re.M)
-    assert unstated_expectations(fields, vocab_md, _text(RULES_MD)) == ["card.attacking"]
+    assert unstated_expectations(fields, vocab_md, _text(RULES_MD), _text(REACTIONS_MD)) == ["card.attacking"]
+    queue = {"then": {"queue"}, "card": set(), "player": set(), "turn": set()}
+    rx = _text(REACTIONS_MD)
+    assert unstated_expectations(queue, _text(VOCAB_MD), _text(RULES_MD), rx) == []
+    assert unstated_expectations(queue, _text(VOCAB_MD), _text(RULES_MD),
+                                 rx.replace("| `queue`, `missed` |", "| `missed` |")) == ["then.queue"]
 
 
 # -- verb arguments ------------------------------------------------------------
 
-def documented_arguments(format_md: str, verbs_md: str, effects_md: str) -> set[tuple[str, str]]:
+def documented_arguments(format_md: str, verbs_md: str, effects_md: str,
+                         reactions_md: str = "") -> set[tuple[str, str]]:
     """(verb, argument) the pages document: the verb tables of hkk-case-format.md and of
     hkk-verbs.md ("Verbs the kit added"), the arguments it added (`verb.argument`, `as_cost`
-    with its verbs), `source` and `by` of every step."""
+    with its verbs), `source` and `by` of every step; given hkk-reactions.md, the step
+    arguments hkk-case/2 adds (`play.wait`, …) and its verbs' (`prevent`, `modify`, `make_up`
+    from their tables)."""
     args: set[tuple[str, str]] = set()
+    if reactions_md:
+        args |= {tuple(n.split(".", 1)) for n in _v2_where(reactions_md, "step argument") if "." in n}
+        for heading in ("Reactions", "Automatic abilities"):
+            for line in section(reactions_md, heading).splitlines():
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] if line.startswith("|") else []
+                if len(cells) >= 2:
+                    for verb in re.findall(r"^`([a-z_]+)`$", cells[0]):
+                        args |= {(verb, m) for m in re.findall(r"`([a-z_]+)", cells[1])}
     tables = [section(format_md, "The steps (`when`)"), section(verbs_md, "Verbs the kit added")]
     for text in tables:
         for line in text.splitlines():
@@ -550,11 +611,16 @@ def used_arguments(cases) -> set[tuple[str, str]]:
 def test_every_verb_argument_the_corpus_uses_is_documented(corpus):
     used = used_arguments(corpus)
     assert {("play", "pay.recycle"), ("damage", "split"), ("advance", "step"), ("repeat", "ability")} <= used
-    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"))
+    docs = (_text(FORMAT_MD), _text(VERBS_MD), _text(SPEC / "hkk-effects.md"), _text(REACTIONS_MD))
     assert sorted(used - documented_arguments(*docs)) == []
+    v2 = {("play", "with"), ("activate", "wait")}
+    assert not v2 - documented_arguments(*docs)
+    assert v2 - documented_arguments(*docs[:3]) == v2          # found in hkk-reactions.md only
+    no_with = docs[3].replace("| `play.with` |", "| `play.by_the_way` |")
+    assert ("play", "with") not in documented_arguments(*docs[:3], no_with)
     no_split = docs[1].replace("| `damage.split`, `heal.split` |", "| `heal.split` |")
     assert no_split != docs[1]
-    assert sorted(used - documented_arguments(docs[0], no_split, docs[2])) == [("damage", "split")]
+    assert sorted(used - documented_arguments(docs[0], no_split, docs[2], docs[3])) == [("damage", "split")]
 
 
 # -- effect_prevented ----------------------------------------------------------
