@@ -268,9 +268,8 @@ def table_rows(text: str) -> dict[str, list[str]]:
 
 def v2_names(reactions_md: str) -> dict[str, set[str]]:
     """The names hkk-case/2 adds (hkk-reactions.md, "What hkk-case/2 adds, at a glance"): name ->
-    where each row says it goes (`step argument`, `state fields (returned; \`then\`)`,
-    `\`pending.choice\``, …). A hkk-case/2 name is documented there, not in the pages of
-    hkk-case/1."""
+    where each row says it goes (step argument, state fields, pending.choice, …). A hkk-case/2
+    name is documented there, not in the pages of hkk-case/1."""
     out: dict[str, set[str]] = {}
     for line in section(reactions_md, "What hkk-case/2 adds, at a glance").splitlines():
         if not line.startswith("|") or re.match(r"^\|[-| ]+\|$", line):
