@@ -4,7 +4,7 @@ Each handler takes the Game and the step's arguments, checks what the rules
 require and changes the state through the zone mover (model/zones.py) and the
 resource functions (model/resources.py). Clauses by verb:
 - draw 4.12 (3.2 own deck only; an empty deck draws nothing, rb7:huzasi-fazis)
-- search 4.13 (4.13.2 to the graveyard/Void it is a mill)
+- search 4.13 (4.13.2 to the graveyard/Void a mill; onto the deck's top 4.13.1, or 4.13.5 by a reading)
 - discard 4.17 (4.17.2 the hand's player chooses, 4.17.3 all when fewer, 4.17.5 as a cost)
 - mill 4.18 (4.18.1 all when fewer, 4.18.3 as a cost)
 - move 4.14, 4.15, 4.7, 4.8 (through the mover), exile 4.16
@@ -294,6 +294,10 @@ def do_search(g: Game, a: dict[str, Any], by: str) -> None:
         g.emit("milled", player=player, card=cid, to=where)
     if cause == "search" and to != "deck_top":
         shuffle_deck(g, player)
+    elif to == "deck_top" and g.rules.reading("search-to-deck-top") == "shuffle":
+        # conflict search-to-deck-top: 4.13.5's "előveszel lapot és megkevered a paklit" — the
+        # rest of the deck is shuffled, the card found stays on top; the default (4.13.1) keeps it
+        shuffle_deck(g, player, keep_on_top=cid)
 
 
 def do_shuffle(g: Game, a: dict[str, Any], by: str) -> None:

@@ -232,9 +232,17 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     return final
 
 
-def shuffle_deck(g: Game, player: str) -> None:
-    """4.15.0, 4.2.1: the deck in a random order, from the state's seeded generator."""
-    g.rng().shuffle(g.player(player).own_zone("deck"))
+def shuffle_deck(g: Game, player: str, keep_on_top: str | None = None) -> None:
+    """4.15.0, 4.2.1: the deck in a random order, from the state's seeded generator; with
+    `keep_on_top`, that card, when it is the deck's top card, stays there (4.13.5: a card searched
+    onto the top of the deck, the rest shuffled)."""
+    deck = g.player(player).own_zone("deck")
+    if keep_on_top is not None and deck and deck[0] == keep_on_top:
+        rest = deck[1:]
+        g.rng().shuffle(rest)
+        deck[1:] = rest
+    else:
+        g.rng().shuffle(deck)
     g.emit("shuffled", player=player)
 
 

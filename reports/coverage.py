@@ -19,10 +19,10 @@ into the coverage data, schema ``hkk-coverage/1``::
      "implementation": {"name", "version", ...}, "ruleset": ...,
      "sections": [{"section", "title", "part", "clauses", "headings",
                    "covered", "untestable", "uncovered", "testable",
-                   "percent", "cases", "passed"}, ...],
+                   "percent", "cases", "passed", "register"}, ...],
      "parts":    [{"part", "sections", "clauses", "headings", "covered",
                    "untestable", "uncovered", "testable", "percent",
-                   "cases", "passed"}, ...],
+                   "cases", "passed", "register"}, ...],
      "totals":   {... as a part row, "part": "all"},
      "uncovered": [{"id", "title", "section", "section_title", "part",
                     "source", "line"}, ...],
@@ -36,7 +36,9 @@ text) are counted apart and never as uncovered. A clause is ``covered`` when
 at least one case cites it; ``untestable`` when the registry lists it and no
 case cites it; ``uncovered`` otherwise. ``testable`` = clauses − untestable;
 ``percent`` = covered / testable: how much of the Kódex **the corpus** covers,
-the same for every implementation. ``cases`` counts the distinct cases citing
+the same for every implementation. ``register`` counts the entries of the
+untestable register among the row's clauses, headings included: the register's
+size per seed (part) and in all. ``cases`` counts the distinct cases citing
 a clause of the row (headings included); ``passed`` those of them that passed.
 Section titles keep the Kódex's Hungarian names.
 
@@ -136,6 +138,7 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
         cases |= cited.get(c.id, set())
     testable = len(with_text) - len(unt)
     row = {
+        "register": sum(1 for c in clauses if c.id in untestable),
         "clauses": len(with_text),
         "headings": len(clauses) - len(with_text),
         "covered": len(covered),
@@ -286,7 +289,7 @@ def print_table(data: dict, console=None, sections: bool = True) -> None:
         _print_run_table(data, console, sections)
         return
     cols = ("clauses", "headings", "covered", "untestable", "uncovered", "percent",
-            "cases", "passed")
+            "cases", "passed", "register")
     if sections:
         t = Table(title=f"Coverage per Kódex title — {escape(_impl_name(data))}")
         t.add_column("section", overflow="fold")
@@ -343,7 +346,7 @@ def _print_run_table(data: dict, console, sections: bool) -> None:
 
     def add(t, label, r, bold=False):
         v = r.get("verdicts") or {}
-        cells = [f"{r['covered']}/{r['testable']}", str(sum(v.values()))]
+        cells = [f"{r['covered']}/{r['testable']}", str(r["register"]), str(sum(v.values()))]
         cells += [str(v.get(k, 0)) for k in vcols]
         rate = r.get("pass_rate")
         style = "green" if rate == 1.0 else ("red" if rate is not None and rate < 0.85 else
@@ -356,7 +359,7 @@ def _print_run_table(data: dict, console, sections: bool) -> None:
             cells = [f"[bold]{c}[/]" for c in cells]
         t.add_row(label, *cells)
 
-    heads = ["clauses covered", "cases"] + [k.replace("_", " ") for k in vcols] + \
+    heads = ["clauses covered", "register", "cases"] + [k.replace("_", " ") for k in vcols] + \
         ["pass rate", "with a verdict", "clauses passed"]
     if sections:
         t = Table(title=f"Per Kódex title — {name}")
@@ -408,9 +411,10 @@ def to_markdown(data: dict) -> str:
              "A clause is *covered* when at least one case cites it (as `clause` or in "
              "`also`); *untestable* clauses are listed in `conformance/untestable/`; "
              "headings without text are counted apart. *Cases* counts the cases citing "
-             "the row's clauses, *passed* those that passed.", ""]
+             "the row's clauses, *passed* those that passed; *register* counts the "
+             "untestable register's entries among them (headings included).", ""]
     cols = ("clauses", "headings", "covered", "untestable", "uncovered", "percent",
-            "cases", "passed")
+            "cases", "passed", "register")
     header = "| " + " | ".join(cols) + " |"
     lines += ["## Per part", "", "| part " + header, "|---" * (len(cols) + 1) + "|"]
     for r in data["parts"] + [data["totals"]]:

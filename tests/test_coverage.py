@@ -186,3 +186,29 @@ cases:
     assert s3["covered"] == 1 and s3["cases"] == 1 and s3["passed"] == 1
     assert data["implementation"]["name"] == "hkk-kodex reference"
     assert "3. A játék célja és lényege" in (out_dir / "coverage.md").read_text(encoding="utf-8")
+
+
+def test_register_size_per_part():
+    """`register`: the untestable register's entries per seed (part), headings included, beside
+    the `untestable` clauses with text; shown in the tables of `kodex coverage` and the markdown."""
+    from rich.console import Console
+    unt = {"3.3": "layout", "4.1": "a heading", "96.1": "editions", "3.1": "listed, cited"}
+    data = coverage.compute(CATALOG, CASES, outcomes=OUTCOMES, untestable=unt, conflicts=[])
+    parts = {p["part"]: p for p in data["parts"]}
+    assert (parts["II"]["register"], parts["VI"]["register"], data["totals"]["register"]) == (3, 1, 4)
+    assert parts["II"]["untestable"] == 1          # 3.3; the heading 4.1 and the cited 3.1 are not
+    assert row(data, "4")["register"] == 1 and row(data, "96")["register"] == 1
+    for printer in (coverage.print_table,
+                    lambda d, c: coverage.print_table(dict(d, run=None), c)):
+        console = Console(record=True, width=250)
+        printer(data, console)
+        lines = console.export_text().splitlines()
+        assert any("register" in ln for ln in lines)
+        ii = next(ln for ln in lines if ln.startswith("│ II. rész"))
+        cells = [c.strip() for c in ii.strip("│ ").split("│")]
+        head = next(ln for ln in lines if "register" in ln and ln.startswith("┃ part "))
+        assert cells[[c.strip() for c in head.strip("┃ ").split("┃")].index("register")] == "3"
+    md = coverage.to_markdown(data)
+    header = next(ln for ln in md.splitlines() if ln.startswith("| part |"))
+    ii = next(ln for ln in md.splitlines() if ln.startswith("| II. rész |"))
+    assert ii.split("|")[header.split("|").index(" register ")].strip() == "3"

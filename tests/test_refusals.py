@@ -223,6 +223,23 @@ def test_every_refusal_in_random_play_has_its_row():
         _check_refusal(verb, refused, f"random play, {verb}")
 
 
+def bare_refusals(cases) -> list[str]:
+    """The cases that expect a step refused without naming the clause (`error: true`, or `error`
+    with a `step` only): a refusal for any reason would pass them."""
+    return [c.id for c in cases
+            if (c.then or {}).get("error") not in (None, False)
+            and not (isinstance(c.then["error"], dict) and c.then["error"].get("clause"))]
+
+
+def test_every_refusal_the_corpus_expects_names_its_clause(corpus_runs):
+    assert bare_refusals(case for case, _ in corpus_runs) == []
+    from conformance.loader import Case
+    made = [Case(id="t", clause="3.3", then={"error": True}),
+            Case(id="s", clause="3.3", then={"error": {"step": 1}}),
+            Case(id="ok", clause="3.3", then={"error": {"clause": "4.21.0"}})]
+    assert bare_refusals(made) == ["t", "s"]
+
+
 def test_every_clause_the_corpus_expects_is_in_the_table_of_its_verb(corpus_runs):
     n = 0
     for case, _res in corpus_runs:
