@@ -84,6 +84,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from conformance.terminal import MAX_SHOWN, safe_text  # noqa: F401 - kodex's printing of outside text
+
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
 
@@ -92,32 +94,7 @@ STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
          "xpass": "bold red reverse", "not_run": "bold red"}
 LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "timeout": "TIMEOUT",
          "skip": "SKIP", "xfail": "XFAIL", "xpass": "XPASS", "not_run": "NOT RUN"}
-MAX_SHOWN = 300          # characters of an outside text (title, id, message) printed
 MAX_TIMEOUT = 3600.0     # the largest per-case deadline --timeout accepts
-
-
-def safe_text(value, limit: int = MAX_SHOWN) -> str:
-    """An outside text made safe for a terminal: control characters escaped
-    (``\\x1b``, ``\\n``), at most ``limit`` characters, the rest counted."""
-    s = str(value)
-    cut = len(s) > limit
-    head = s[:limit]
-    out = []
-    for ch in head:
-        o = ord(ch)
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o < 0x20 or 0x7F <= o < 0xA0 or o in (0x2028, 0x2029) or 0x202A <= o <= 0x202E \
-                or 0x2066 <= o <= 0x2069:
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    text = "".join(out)
-    if cut:
-        text += f"… ({len(s) - limit} more characters)"
-    return text
 
 
 def timeout_value(text: str) -> float:
@@ -164,8 +141,8 @@ def expand_paths(paths: Iterable[str] | None) -> tuple[list[Path], list[str]]:
     for p in (list(paths) if paths else [_rel(CORPUS_DIR)]):
         path = Path(p)
         if path.is_dir():
-            files.extend(sorted(f for f in path.rglob("*")
-                                if f.is_file() and f.suffix in (".yaml", ".yml")))
+            from conformance.loader import case_files
+            files.extend(case_files(path))
         elif path.exists():
             files.append(path)
         else:
@@ -495,18 +472,9 @@ def _selection_words(args) -> str:
 
 def _unmatched_xfail(xfail: dict[str, str], cases) -> list[str]:
     """Entries of an expected-failures file that name no loaded case."""
-    from conformance.runner import _xfail_reason
-    ids = [str(c.id) for c in cases]
-    idset = set(ids)
-    out = []
-    for entry in xfail:
-        if entry in idset:
-            continue
-        if any(ch in entry for ch in "*?[") and any(_xfail_reason(i, {entry: ""}) is not None
-                                                   for i in ids):
-            continue
-        out.append(entry)
-    return out
+    from conformance.runner import XfailList
+    listed = xfail if isinstance(xfail, XfailList) else XfailList(xfail)
+    return listed.unmatched(str(c.id) for c in cases)
 
 
 def _stderr_log_for(json_path: str | None):
@@ -574,8 +542,8 @@ def cmd_run(args) -> int:
         try:
             xfail = load_xfail(args.xfail)
         except Exception as exc:
-            console.print(Text(f"{args.xfail}: cannot read the xfail file: {safe_text(exc)}",
-                               style="red"))
+            console.print(Text(f"cannot use the xfail file: {safe_text(exc, 2000)}",
+                               style="red"), soft_wrap=True)
             return EXIT_INPUT
         stale = _unmatched_xfail(xfail, all_cases)
         if stale:
@@ -687,7 +655,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from conformance.runner import DEFAULT_TIMEOUT, read_results, run_cases
+    from conformance.results_io import read_results
+    from conformance.runner import DEFAULT_TIMEOUT, run_cases
     from reports import coverage as cov
 
     console = _console()
@@ -703,7 +672,8 @@ def cmd_coverage(args) -> int:
         try:
             results = read_results(args.results)
         except (OSError, ValueError) as exc:
-            console.print(Text(str(exc), style="red"))
+            console.print(Text(f"kodex coverage: {safe_text(exc, 2000)}", style="red"),
+                          soft_wrap=True)
             return EXIT_INPUT
         outcomes = results.get("cases", [])
         implementation, ruleset = results.get("implementation"), results.get("ruleset")
@@ -739,7 +709,8 @@ def cmd_diff(args) -> int:
 
 def cmd_merge(args) -> int:
     from conformance import atomicio
-    from conformance.runner import merge_results, merged_exit_code, read_results
+    from conformance.results_io import read_results, results_problem
+    from conformance.runner import merge_results, merged_exit_code
     console = _console(stderr=True)
     named = []
     for path in args.files:
@@ -756,15 +727,15 @@ def cmd_merge(args) -> int:
             console.print(Text(("kodex merge: " if i == 0 else "") + safe_text(line),
                                style="bold red"), soft_wrap=True)
         return EXIT_INPUT
-    from conformance.runner import results_schema_problem
-    problem = results_schema_problem(merged)
+    problem = results_problem(merged)
     if problem:                     # pragma: no cover - the inputs were valid
         console.print(Text(f"kodex merge: the merged results break the schema: {problem}",
                            style="bold red"))
         return EXIT_INPUT
-    atomicio.write_text(args.json, json.dumps(merged, ensure_ascii=False, indent=2) + "\n")
+    atomicio.write_text(args.json, atomicio.json_text(merged))
     console.print(totals_text(merged["totals"], merged["duration_ms"] / 1000.0))
-    console.print(Text(f"{len(named)} results files merged into {args.json}", style="dim"))
+    console.print(Text(f"{len(named)} results files merged into {safe_text(args.json)}",
+                       style="dim"))
     return merged_exit_code(merged)
 
 
@@ -922,10 +893,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _outputs_checked(command: str, fn) -> int:
+    """``fn()``; an output that cannot be written (``conformance.atomicio.OutputError``: a
+    full disk, a read-only directory, a file where a directory should be) is one line naming
+    the file and the reason, and exit status 5, which no command uses for anything else
+    (docs/spec/hkk-results.md)."""
+    from conformance.atomicio import EXIT_OUTPUT, OutputError
+    try:
+        return fn()
+    except OutputError as exc:
+        _console(stderr=True).print(Text(f"kodex {command}: {safe_text(exc, 2000)}",
+                                         style="bold red"), soft_wrap=True)
+        return EXIT_OUTPUT
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in DELEGATED:
-        return _delegate(argv[0], argv[1:])
+        return _outputs_checked(argv[0], lambda: _delegate(argv[0], argv[1:]))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -936,7 +921,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     from conformance.interrupts import guarded
     try:
-        return guarded(lambda: int(args.func(args) or 0))
+        return _outputs_checked(args.command,
+                                lambda: guarded(lambda: int(args.func(args) or 0)))
     except CLIError as exc:
         _console(stderr=True).print(Text(f"kodex: {exc}", style="red"), soft_wrap=True)
         return EXIT_INPUT
