@@ -51,6 +51,9 @@ class OutputError(Exception):
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, FileExistsError) and exc.filename is not None \
+            and not os.path.isdir(exc.filename):    # mkdir where a file is
+        return f"Not a directory ({os.fsdecode(exc.filename)})"
     if isinstance(exc, OSError):
         text = exc.strerror or str(exc)
         if exc.filename is not None and exc.errno is not None:

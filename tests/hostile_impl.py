@@ -16,8 +16,11 @@
 * ``setsid-child``: starts a ``sleep`` in a session of its own (``setsid``: out of the
   program's process group), then behaves as ``good``;
 * ``canned``: says hello with the line ``HOSTILE_HELLO`` when set, and answers every run
-  with the line ``HOSTILE_REPLY`` (``{seq}`` replaced by the request's ``seq``): replies
-  that are not strict JSON, too deep, too big, of the wrong shape.
+  with the line ``HOSTILE_REPLY`` (``{seq}`` replaced by the request's ``seq``, ``{big}`` by
+  ``HOSTILE_HUGE`` x's): replies that are not strict JSON, too deep, too big, of the wrong
+  shape.
+
+Any mode first writes ``HOSTILE_STDERR`` (when set) to its standard error.
 
 ``--pidfile FILE``: the pids of the program and of any child it started, one
 a line, so a test can check that none is left behind (appended: every program
@@ -64,6 +67,9 @@ def main(argv: list[str]) -> int:
     pidfile = argv[argv.index("--pidfile") + 1] if "--pidfile" in argv else None
     pipeline = int(argv[argv.index("--pipeline") + 1]) if "--pipeline" in argv else None
     huge = int(os.environ.get("HOSTILE_HUGE", 2 * 1024 * 1024))
+    if os.environ.get("HOSTILE_STDERR"):
+        sys.stderr.write(os.environ["HOSTILE_STDERR"])
+        sys.stderr.flush()
     if mode == "bg-child":
         child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
         pids.append(child.pid)
@@ -96,7 +102,7 @@ def main(argv: list[str]) -> int:
             if request.get("cmd") == "bye":
                 return 0
             sys.stdout.write(os.environ["HOSTILE_REPLY"].replace("{seq}", str(request["seq"]))
-                             + "\n")
+                             .replace("{big}", "x" * huge) + "\n")
             sys.stdout.flush()
         return 0
     if mode == "stderr-flood":
