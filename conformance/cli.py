@@ -50,8 +50,9 @@ Subcommands:
     the working directory); exit 1 for a results file without cases.
 ``diff OLD.json NEW.json [--json [FILE]]``
     compare two results files; exit 1 on a regression (a pass became a fail,
-    error, timeout or xfail), 3 when passes were only lost to skip / not run,
-    2 on an unreadable file (docs/spec/hkk-results.md).
+    error, timeout or xfail), 3 when passes were only lost to skip / not run
+    or to cases gone from NEW, 2 on an unreadable or invalid file
+    (docs/spec/hkk-results.md).
 ``amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH]``
     what an amended copy of the Kódex documents changes (clauses changed,
     renumbered, removed, added) and the cases, code and registers citing them;
@@ -66,7 +67,11 @@ Subcommands:
     (imported only when used).
 
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
-every ``*.yaml``/``*.yml`` file under it.
+every ``*.yaml``/``*.yml`` file under it (``conformance.loader.case_files``).
+Results files are read with ``conformance.results_io.read_results``. Any
+command whose output cannot be written exits 5 with one line naming the file
+and the reason (``conformance.atomicio.OutputError``, one wrapper in
+:func:`main`).
 """
 from __future__ import annotations
 

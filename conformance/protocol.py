@@ -12,11 +12,19 @@ non-blocking and read with :mod:`selectors` against deadlines (no reader
 threads), so neither a hung program nor a child of it that keeps standard
 output open can block the harness. Standard error is copied to a log file
 (default ``reports/runs/<implementation name>.stderr.log``, at most
-``MAX_STDERR_BYTES`` kept); a reply line is at most ``MAX_REPLY_BYTES``; a
-request must be taken within ``SEND_TIMEOUT``. Ending the program: ``bye``,
-a short wait, SIGTERM to its process group, then SIGKILL to the group, so
-nothing it started is left behind (:func:`kill_all` does the same for every
-running program when ``kodex run`` is interrupted). The limits are in
+``MAX_STDERR_BYTES`` kept; a new file of the run's own renamed into place
+when the client closes, ``conformance.atomicio.open_new``); a reply line is
+at most ``MAX_REPLY_BYTES`` and strict JSON (``conformance.strictjson``: no
+NaN / Infinity, no lone surrogate, at most ``MAX_REPLY_DEPTH`` levels), a
+``hello`` within ``conformance.bounds.hello_problem``; a request must be taken
+within ``SEND_TIMEOUT``. Ending the program: ``bye``, a short wait, SIGTERM
+to its process group, then SIGKILL to the group, and SIGKILL to every
+process carrying the program's mark in its environment (``KODEX_IMPL_<hex>=1``,
+inherited by all it starts: found in ``/proc`` also after it left the group
+with ``setsid``), so nothing it started is left behind (:func:`kill_all`
+signals the groups of every running program when ``kodex run`` is
+interrupted). A program that ends before ``hello`` is reported with its exit
+status and the last lines of its standard error. The limits are in
 ``docs/spec/hkk-protocol-additions.md``.
 
 A reply that is late (past the per-case deadline), malformed (not JSON, not an

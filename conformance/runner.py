@@ -19,8 +19,10 @@ Covers:
   of N programs); the outcomes stay in the cases' order;
 * running many (:func:`run_cases`): an exception inside the engine makes that
   case ``error`` (with the traceback) and never stops the run; expected
-  failures (``--xfail FILE``, :func:`load_xfail`) turn ``fail``/``error``/
-  ``timeout`` into ``xfail`` and a pass into ``xpass``;
+  failures (``--xfail FILE``, :func:`load_xfail`, bounded, matched by
+  :class:`XfailList`) turn ``fail``/``error``/``timeout`` into ``xfail`` and a
+  pass into ``xpass``; every outcome is cut to what the harness keeps
+  (``conformance.bounds.bound_outcome``) before it is printed or written;
 * conformance profiles (``conformance.profiles``): each outcome records what
   its case's ``then`` observes; a case needing an observation outside the
   profile an implementation declared in ``hello`` is skipped with the reason;
@@ -38,7 +40,8 @@ Covers:
      "profiles": {observation: {"cases": n, outcome: n, ..., "pass_rate": r}}}
 
   ``hkk-results/1`` files (no ``not_run``, ``profile``, ``profiles``,
-  ``gave_up``) are still read.
+  ``gave_up``) are still read; every results file is read and checked by
+  ``conformance.results_io.read_results``. :func:`merge_results` joins shards.
 
 Outcomes: ``pass``, ``fail``, ``error``, ``skip``, ``timeout``, ``xfail``,
 ``xpass``, ``not_run`` (the harness gave up on the implementation before the

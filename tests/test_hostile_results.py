@@ -245,3 +245,46 @@ def test_names_and_ids_reach_the_terminal_escaped(capsys, tmp_path, ref, corpus)
                      "--out", str(tmp_path / "cov")]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "impl\\x1b]0;owned" in out
+
+
+# ---------------------------------------------------------------- the limits as documented
+
+def test_the_documented_limits_are_the_codes():
+    """docs/spec/hkk-protocol-additions.md states every limit; a changed constant must change
+    the page (and the results schema states the kept lengths)."""
+    from conformance import bounds, parallel, protocol
+    page = (Path(__file__).resolve().parents[1] / "docs" / "spec" /
+            "hkk-protocol-additions.md").read_text(encoding="utf-8")
+    mib = 1024 * 1024
+    expected = [
+        f"| `message` | {bounds.MAX_MESSAGE_CHARS:,} characters",
+        f"| `traceback` | {bounds.MAX_TRACEBACK_CHARS:,} characters",
+        f"| `difference.path` | {bounds.MAX_PATH_CHARS:,} characters",
+        f"JSON text has at most {bounds.MAX_VALUE_CHARS:,} characters and it nests at most "
+        f"{bounds.MAX_VALUE_DEPTH} levels",
+        f"| `unsupported` | {bounds.MAX_UNSUPPORTED} entries of {bounds.MAX_NAME_CHARS} characters",
+        f"`name`, `version`, `language` at most {bounds.MAX_NAME_CHARS} characters each, "
+        f"`homepage` {bounds.MAX_HOMEPAGE_CHARS:,}, the whole object "
+        f"{bounds.MAX_IMPLEMENTATION_CHARS:,} characters of JSON",
+        f"at most {bounds.MAX_HELLO_LIST:,} entries of at most {bounds.MAX_NAME_CHARS} characters",
+        f"| nesting of a reply or of `hello` | {protocol.MAX_REPLY_DEPTH} levels",
+        f"| {results_io.MAX_RESULTS_BYTES // mib} MiB, {results_io.MAX_RESULTS_DEPTH} levels; "
+        "checked as",
+        f"file | {results_io.MAX_SIDE_FILE_BYTES // mib} MiB, {results_io.MAX_SIDE_FILE_DEPTH} "
+        "levels |",
+        f"{runner.MAX_XFAIL_BYTES // mib} MiB; at most {runner.MAX_XFAIL_ENTRIES:,} entries, of "
+        f"which at most {runner.MAX_XFAIL_GLOBS:,} globs, each at most "
+        f"{runner.MAX_XFAIL_ENTRY_CHARS:,} characters",
+        f"plus {parallel.WORKER_GRACE:g} s while its next outcome is awaited",
+    ]
+    text = " ".join(page.split())
+    missing = [e for e in expected if " ".join(e.split()) not in text]
+    assert missing == []
+    schema = json.loads(results_io.SCHEMA_PATH.read_text(encoding="utf-8"))
+    case = schema["$defs"]["case"]["properties"]
+    assert case["message"]["maxLength"] == bounds.MAX_MESSAGE_CHARS
+    assert case["traceback"]["maxLength"] == bounds.MAX_TRACEBACK_CHARS
+    assert case["unsupported"]["maxItems"] == bounds.MAX_UNSUPPORTED
+    impl = schema["properties"]["implementation"]["properties"]
+    assert impl["name"]["maxLength"] == bounds.MAX_NAME_CHARS
+    assert impl["command"]["maxLength"] == bounds.MAX_COMMAND_CHARS
