@@ -86,10 +86,14 @@ def _limited(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedProc
 
 @pytest.mark.parametrize("flag", ["--json", "--junit", "--ndjson"])
 def test_a_file_size_limit_leaves_the_file_before_whole(tmp_path, flag):
-    """The corpus's results are ~1.3 MB: a 200 KB limit stops the writing half-way."""
+    """The results of 8 cases are a few KB: a 1,000-byte limit stops the writing half-way."""
+    corpus = tmp_path / "cases.yaml"
+    corpus.write_text("format: hkk-case/1\ncases:\n" + "".join(
+        CASES.split("cases:\n", 1)[1].replace("ho/heal", f"ho/heal-{i}") for i in range(8)),
+        encoding="utf-8")
     out = tmp_path / "out"
     out.write_text("the previous run's\n", encoding="utf-8")
-    proc = _limited(["run", "-q", flag, str(out)], tmp_path, 200_000)
+    proc = _limited(["run", "-q", str(corpus), flag, str(out)], tmp_path, 1_000)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 5, output[-2000:]
     assert "Traceback" not in output
@@ -98,7 +102,8 @@ def test_a_file_size_limit_leaves_the_file_before_whole(tmp_path, flag):
         assert not out.exists()
     else:                            # the file before stays whole
         assert out.read_text(encoding="utf-8") == "the previous run's\n"
-    assert [p.name for p in tmp_path.iterdir() if p.name != "out"] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.yaml"] + (
+        [] if flag == "--ndjson" else ["out"])
 
 
 def test_the_ndjson_stream_never_writes_through_a_link(place, tmp_path):
