@@ -138,6 +138,8 @@ def implementation_problem(impl: Any) -> str | None:
                        ("language", MAX_NAME_CHARS), ("homepage", MAX_HOMEPAGE_CHARS),
                        ("command", MAX_COMMAND_CHARS)):
         value = impl.get(key)
+        if key in impl and not isinstance(value, str):
+            return f"`implementation.{key}` must be text, not {type(value).__name__}"
         if isinstance(value, str) and len(value) > limit:
             return (f"`implementation.{key}` is {len(value):,} characters long "
                     f"(the limit is {limit:,})")

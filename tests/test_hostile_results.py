@@ -288,3 +288,15 @@ def test_the_documented_limits_are_the_codes():
     impl = schema["properties"]["implementation"]["properties"]
     assert impl["name"]["maxLength"] == bounds.MAX_NAME_CHARS
     assert impl["command"]["maxLength"] == bounds.MAX_COMMAND_CHARS
+
+
+def test_an_old_results_file_is_read_as_leniently_as_it_was_written(tmp_path):
+    """hkk-results/1 predates the schema file: only `schema` and `cases` are required, its
+    totals need not list every outcome; its cases are checked like any (types, ids, totals)."""
+    old = write(tmp_path / "v1.json", {"schema": "hkk-results/1", "implementation": {"name": "x"},
+                                       "cases": [_case("hr/a", "pass")], "totals": {"pass": 1}})
+    assert results_io.read_results(old)["cases"][0]["case_id"] == "hr/a"
+    bad = write(tmp_path / "v1-bad.json", {"schema": "hkk-results/1",
+                                           "cases": [_case("hr/a", "pass")], "totals": {"pass": 2}})
+    with pytest.raises(InputFileError, match="/totals/pass: 2, but 1"):
+        results_io.read_results(bad)

@@ -336,6 +336,8 @@ def test_a_lone_surrogate_reply_still_writes_results_and_junit(tmp_path):
     ('{"ok": true, "protocol": 1, "verbs": ["' + '", "'.join(["v"] * 1001) + '"]}',
      "`verbs` lists 1,001 entries (the limit is 1,000)"),
     ('{"ok": true, "protocol": 1, "pipeline": NaN}', "NaN is not JSON"),
+    ('{"ok": true, "protocol": 1, "implementation": {"name": {"x": 1}}}',
+     "`implementation.name` must be text, not dict"),
 ])
 def test_a_hello_beyond_strict_json_or_the_limits_is_refused(tmp_path, monkeypatch, hello,
                                                             needle):
