@@ -89,7 +89,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from conformance.terminal import MAX_SHOWN, safe_text  # noqa: F401 - kodex's printing of outside text
+from conformance.terminal import safe_text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3

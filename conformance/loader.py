@@ -10,8 +10,9 @@ docs/engine-semantics.md (extra verbs and state fields, via
   that would construct objects (``!!python/...``, custom ``!tags``) and
   non-JSON values (dates, sets, binary) are input errors, and the node is
   neutralised before the safe constructor runs.
-* Bounded time and memory whatever the file: at most ``MAX_FILE_BYTES`` (checked
-  before reading), ``MAX_NODES`` nodes (counted while composing, so composition stops
+* Bounded time and memory whatever the file: a regular file only (a FIFO or a
+  device is opened without blocking and refused unread: ``conformance.infile``), at
+  most ``MAX_FILE_BYTES`` (checked before reading), ``MAX_NODES`` nodes (counted while composing, so composition stops
   early; and again with aliases expanded: an alias bomb), ``MAX_DEPTH`` levels of
   nesting (the composer does not recurse; a deeper value is an error of its case) and
   integers within ±``MAX_INT`` (a longer literal is never converted; Python stops at
@@ -52,7 +53,10 @@ docs/engine-semantics.md (extra verbs and state fields, via
   says which directory and why: a planted entry cannot turn a failing case
   into a passing one.
 
-API: :func:`load_files`, :func:`load_text`, :class:`Case`,
+* A directory stands for every ``*.yaml`` / ``*.yml`` file under it (:func:`case_files`:
+  iteration, not recursion, so a tree of any depth; links to directories not followed).
+
+API: :func:`load_files`, :func:`load_text`, :func:`case_files`, :class:`Case`,
 :class:`InputError`, :class:`LoadResult`, :func:`cache_dir`.
 """
 from __future__ import annotations
