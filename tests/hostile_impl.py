@@ -15,7 +15,8 @@
 * ``no-read``: answers hello, then never reads its input again;
 * ``setsid-child``: starts a ``sleep`` in a session of its own (``setsid``: out of the
   program's process group), then behaves as ``good``;
-* ``canned``: says hello with the line ``HOSTILE_HELLO`` when set, and answers every run
+* ``canned``: says hello with the line ``HOSTILE_HELLO`` when set (else a bare ``ok``
+  naming no rulesets or verbs: every case is sent), and answers every run
   with the line ``HOSTILE_REPLY`` (``{seq}`` replaced by the request's ``seq``, ``{big}`` by
   ``HOSTILE_HUGE`` x's): replies that are not strict JSON, too deep, too big, of the wrong
   shape.
@@ -89,12 +90,8 @@ def main(argv: list[str]) -> int:
     if mode == "canned":
         if not sys.stdin.readline():
             return 0
-        canned = os.environ.get("HOSTILE_HELLO")
-        if canned is None:
-            from conformance.serve import hello_reply
-            reply = hello_reply({"cmd": "hello", "protocol": 1})
-            reply.pop("pipeline", None)
-            canned = json.dumps(reply)
+        canned = os.environ.get("HOSTILE_HELLO",       # (no engine to import: quick)
+                                '{"ok": true, "protocol": 1, "implementation": {"name": "canned"}}')
         sys.stdout.write(canned + "\n")
         sys.stdout.flush()
         for line in sys.stdin:
