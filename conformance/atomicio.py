@@ -28,6 +28,7 @@ JSON is written strictly (:func:`json_text`, ``conformance.strictjson``): never 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -73,30 +74,32 @@ def _prepare(path: Path, data: bytes) -> str:
         fd, tmp = _tmp_for(path)
     except OSError as exc:
         raise OutputError(path, _reason(exc)) from None
-    try:
+    with _removed_on_failure(tmp, path):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
-    except OSError as exc:
-        _unlink(tmp)
-        raise OutputError(path, _reason(exc)) from None
-    except BaseException:
-        _unlink(tmp)
-        raise
     return tmp
 
 
-def _replace(tmp: str, target: Path) -> None:
+@contextlib.contextmanager
+def _removed_on_failure(tmp: str, target: Path):
+    """``tmp`` is removed when the block fails; an ``OSError`` becomes :class:`OutputError`
+    naming ``target``."""
     try:
-        os.replace(tmp, target)
+        yield
     except OSError as exc:
         _unlink(tmp)
         raise OutputError(target, _reason(exc)) from None
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def _replace(tmp: str, target: Path) -> None:
+    with _removed_on_failure(tmp, target):
+        os.replace(tmp, target)
 
 
 def _unlink(tmp: str) -> None:

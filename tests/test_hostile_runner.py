@@ -86,6 +86,15 @@ def group_gone(pgid: int, wait: float = 3.0) -> bool:
         time.sleep(0.02)
 
 
+def kill_left(pidfile: Path) -> None:
+    """A test that failed may leave what it checks for: end it (nothing is left behind)."""
+    for pid in pids(pidfile, 1) if pidfile.exists() else []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def client(tmp_path, mode, **kw) -> ProtocolClient:
     kw.setdefault("timeout", 1.0)
     kw.setdefault("max_restarts", 1)
@@ -412,11 +421,7 @@ def test_a_grandchild_that_calls_setsid_does_not_survive(tmp_path):
         assert report.outcomes[0].outcome == "pass"
         assert all_gone(found), "the setsid grandchild was left behind"
     finally:
-        for pid in pids(pidfile, 1) if pidfile.exists() else []:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_left(pidfile)
 
 
 STOPPING_RUN = """
@@ -502,8 +507,4 @@ def test_an_unwritable_stderr_log_stops_the_program_and_says_so(tmp_path):
         assert "cannot write reports/runs/" in output and ".stderr.log" in output
         assert all_gone(pids(pidfile)), "the program was left running"
     finally:
-        for pid in pids(pidfile, 1) if pidfile.exists() else []:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_left(pidfile)
