@@ -12,8 +12,9 @@ docs/engine-semantics.md (extra verbs and state fields, via
   neutralised before the safe constructor runs.
 * Bounded time and memory whatever the file: a regular file only (a FIFO or a
   device is opened without blocking and refused unread: ``conformance.infile``), at
-  most ``MAX_FILE_BYTES`` (checked before reading), ``MAX_NODES`` nodes (counted while composing, so composition stops
-  early; and again with aliases expanded: an alias bomb), ``MAX_DEPTH`` levels of
+  most ``MAX_FILE_BYTES`` (checked before reading), ``MAX_NODES`` nodes (counted while
+  composing, so composition stops early; and again with aliases expanded: an alias
+  bomb), ``MAX_DEPTH`` levels of
   nesting (the composer does not recurse; a deeper value is an error of its case) and
   integers within ±``MAX_INT`` (a longer literal is never converted; Python stops at
   4,300 digits). See docs/spec/hkk-protocol-additions.md, "Limits".

@@ -13,10 +13,10 @@ waits for a worker that is gone. Nor for one that is there but does nothing (sto
 SIGSTOP, stuck where the per-case deadline cannot interrupt it): while the harness waits for a
 worker's next outcome, the worker must send something within the per-case deadline plus
 ``WORKER_GRACE`` seconds (each case has that deadline inside the worker), else it is killed
-(SIGKILL, which also ends a stopped process) and its remaining cases are ``error`` saying so. A harness that stops early (interrupted, an exception, the
-caller closing the iterator) kills its workers (SIGKILL) and reaps them: no process is left
-behind. Workers ignore SIGINT (a terminal's Ctrl-C reaches the whole process group: the harness
-decides) and die of SIGTERM.
+(SIGKILL, which also ends a stopped process) and its remaining cases are ``error`` saying so.
+A harness that stops early (interrupted, an exception, the caller closing the iterator) kills
+its workers (SIGKILL) and reaps them: no process is left behind. Workers ignore SIGINT (a
+terminal's Ctrl-C reaches the whole process group: the harness decides) and die of SIGTERM.
 """
 from __future__ import annotations
 

@@ -300,19 +300,34 @@ def load_xfail(path: str | Path) -> "XfailList":
     out = XfailList(source=path)
     if isinstance(data, dict):
         for n, (k, v) in enumerate(data.items(), 1):
-            out.add(str(k), "" if v is None else str(v), f"entry {n}")
+            where = f"entry {n}"
+            out.add(_xfail_text(k, path, where), _xfail_text(v, path, where), where)
     elif isinstance(data, list):
         for n, item in enumerate(data, 1):
+            where = f"entry {n}"
             if isinstance(item, dict):
                 cid = item.get("id") or item.get("case")
                 if cid:
-                    out.add(str(cid), str(item.get("reason") or ""), f"entry {n}")
+                    out.add(_xfail_text(cid, path, where),
+                            _xfail_text(item.get("reason"), path, where), where)
             elif item is not None:
-                for cid, reason in _xfail_lines(str(item), path).items():
-                    out.add(cid, reason, f"entry {n}")
+                for cid, reason in _xfail_lines(_xfail_text(item, path, where), path).items():
+                    out.add(cid, reason, where)
     else:
         raise ValueError(f"{path}: expected case ids, one a line, or a YAML list or mapping")
     return out
+
+
+def _xfail_text(value: Any, path: Path, where: str) -> str:
+    """A case id or reason of a YAML/JSON expected-failures file: text (a number is taken as
+    its text). A list or mapping is refused: written out it could be of any size (YAML
+    aliases nest one inside the other)."""
+    if value is None:
+        return ""
+    if isinstance(value, (str, int, float, bool)):
+        return str(value)
+    raise ValueError(f"{path}: {where}: a case id or reason is text, not a "
+                     f"{'list' if isinstance(value, list) else 'mapping'}")
 
 
 def _xfail_lines(text: str, source: str | Path | None = None) -> "XfailList":

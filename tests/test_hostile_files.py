@@ -283,6 +283,19 @@ def test_xfail_entry_limits(tmp_path, capsys, text, needle):
     assert needle in capsys.readouterr().out
 
 
+def test_an_xfail_alias_bomb_is_refused_not_written_out(tmp_path, capsys):
+    """A reason that is a YAML alias of aliases was written out whole: 9 levels of 9 are
+    387 million items (here 6 levels: half a million, to show it cheaply)."""
+    xf = tmp_path / "xfail.yaml"
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 6)]
+    xf.write_text("\n".join(lines) + '\n"hf/heal-0": *l5\n', encoding="utf-8")
+    rc = _bounded(lambda: cli.main(["run", "-q", str(_corpus_file(tmp_path)), "--xfail", str(xf)]))
+    out = capsys.readouterr().out
+    assert rc == 2 and "entry 1: a case id or reason is text, not a list" in out
+    assert len(out) < 2000
+
+
 def test_a_fifo_as_the_xfail_file_does_not_hang(tmp_path, capsys):
     xf = tmp_path / "xfail.txt"
     os.mkfifo(xf)
