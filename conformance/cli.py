@@ -902,11 +902,14 @@ def _outputs_checked(command: str, fn) -> int:
     """``fn()``; an output that cannot be written (``conformance.atomicio.OutputError``: a
     full disk, a read-only directory, a file where a directory should be) is one line naming
     the file and the reason, and exit status 5, which no command uses for anything else
-    (docs/spec/hkk-results.md)."""
+    (docs/spec/hkk-results.md); an implementation the command had started and not closed
+    yet is stopped."""
     from conformance.atomicio import EXIT_OUTPUT, OutputError
     try:
         return fn()
     except OutputError as exc:
+        if "conformance.protocol" in sys.modules:     # nothing is left running either
+            sys.modules["conformance.protocol"].stop_all()
         _console(stderr=True).print(Text(f"kodex {command}: {safe_text(exc, 2000)}",
                                          style="bold red"), soft_wrap=True)
         return EXIT_OUTPUT

@@ -14,10 +14,10 @@ docs/engine-semantics.md (extra verbs and state fields, via
   device is opened without blocking and refused unread: ``conformance.infile``), at
   most ``MAX_FILE_BYTES`` (checked before reading), ``MAX_NODES`` nodes (counted while
   composing, so composition stops early; and again with aliases expanded: an alias
-  bomb), ``MAX_DEPTH`` levels of
-  nesting (the composer does not recurse; a deeper value is an error of its case) and
-  integers within ±``MAX_INT`` (a longer literal is never converted; Python stops at
-  4,300 digits). See docs/spec/hkk-protocol-additions.md, "Limits".
+  bomb), ``MAX_DEPTH`` levels of nesting (the composer does not recurse; a deeper value
+  is an error of its case) and integers within ±``MAX_INT`` (a longer literal is never
+  converted; Python stops at 4,300 digits). See docs/spec/hkk-protocol-additions.md,
+  "Limits".
 * Every problem is an :class:`InputError` with file, line and JSON pointer.
   An invalid case is dropped whole; the other cases of its file still load.
   A problem outside any case (syntax, ``format``, the shape of ``cases``)

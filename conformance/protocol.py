@@ -263,6 +263,15 @@ def kill_all(sig: int = signal.SIGTERM) -> None:
         proc.signal_group(sig)
 
 
+def stop_all() -> None:
+    """End every implementation still running (a command that stopped on an error before it
+    closed its clients): each is stopped as :meth:`_Process.stop` does, at once, with all it
+    started."""
+    for proc in list(_LIVE):
+        proc.aborted = True
+        proc.stop(grace=0.2)
+
+
 class _Process:
     """One running instance of the program: its own process group (session),
     non-blocking pipes read with :mod:`selectors` against deadlines, no

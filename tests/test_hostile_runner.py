@@ -508,3 +508,22 @@ def test_an_unwritable_stderr_log_stops_the_program_and_says_so(tmp_path):
         assert all_gone(pids(pidfile)), "the program was left running"
     finally:
         kill_left(pidfile)
+
+
+def test_an_unwritable_ndjson_stream_leaves_no_program_running(tmp_path):
+    """The stream is opened after the implementation has started: its failure used to leave
+    the program running past the end of `kodex run`."""
+    (tmp_path / "blocker").write_text("a file where a folder should be\n")
+    pidfile = tmp_path / "pids"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:                                  # a program that outlives the end of its input
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--impl",
+                               impl("ignore-term", pidfile), "-k", "3.18/*",
+                               "--ndjson", str(tmp_path / "blocker" / "s.ndjson")],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 5 and "Traceback" not in output, output
+        assert "cannot write" in output and "s.ndjson" in output
+        assert all_gone(pids(pidfile)), "the program was left running"
+    finally:
+        kill_left(pidfile)
