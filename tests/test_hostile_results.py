@@ -296,6 +296,8 @@ def test_an_old_results_file_is_read_as_leniently_as_it_was_written(tmp_path):
     old = write(tmp_path / "v1.json", {"schema": "hkk-results/1", "implementation": {"name": "x"},
                                        "cases": [_case("hr/a", "pass")], "totals": {"pass": 1}})
     assert results_io.read_results(old)["cases"][0]["case_id"] == "hr/a"
+    bare = write(tmp_path / "v1-bare.json", {"schema": "hkk-results/1", "cases": []})
+    assert results_io.read_results(bare)["cases"] == []
     bad = write(tmp_path / "v1-bad.json", {"schema": "hkk-results/1",
                                            "cases": [_case("hr/a", "pass")], "totals": {"pass": 2}})
     with pytest.raises(InputFileError, match="/totals/pass: 2, but 1"):
