@@ -287,6 +287,7 @@ def canned(tmp_path, monkeypatch, reply: str, hello: str | None = None, **kw) ->
     if hello is not None:
         monkeypatch.setenv("HOSTILE_HELLO", hello)
     kw.setdefault("max_restarts", 5)
+    kw.setdefault("timeout", 30)           # it answers at once: no deadline is tested here
     return client(tmp_path, "canned", **kw)
 
 
@@ -324,8 +325,8 @@ def test_a_lone_surrogate_reply_still_writes_results_and_junit(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT),
                HOSTILE_REPLY='{"seq": {seq}, "state": {"players": {"\\ud800": {}}}}')
     out, junit = tmp_path / "r.json", tmp_path / "j.xml"
-    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--impl",
-                           impl("canned"), "-k", "3.18/heal-at", "--max-restarts", "100",
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                           "--impl", impl("canned"), "-k", "3.18/heal-at", "--max-restarts", "100",
                            "--json", str(out), "--junit", str(junit)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -361,9 +362,9 @@ def test_a_hello_with_a_lone_surrogate_is_exit_3_with_results(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), HOSTILE_REPLY="{}",
                HOSTILE_HELLO='{"ok": true, "protocol": 1, "implementation": {"name": "\\udfff"}}')
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--impl",
-                           impl("canned"), "-k", "3.18/*", "--json", str(out)], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                           "--impl", impl("canned"), "-k", "3.18/*", "--json", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr and "lone surrogate" in proc.stdout
     from conformance import results_io
@@ -372,7 +373,7 @@ def test_a_hello_with_a_lone_surrogate_is_exit_3_with_results(tmp_path):
 
 def test_a_big_value_per_case_is_not_kept_whole(tmp_path, monkeypatch):
     """A 10 MB value per case was kept whole: 53 cases gave a 450 MB results file."""
-    monkeypatch.setenv("HOSTILE_HUGE", str(10_000_000))
+    monkeypatch.setenv("HOSTILE_HUGE", str(10_000_000))  # the issue's 10 MB
     reply = '{"seq": {seq}, "state": {"players": {"A": {"hp": "{big}"}}}, "events": []}'
     with canned(tmp_path, monkeypatch, reply, timeout=30) as c:
         report = runner.run_cases([case("a"), case("b"), case("c")], impl=c, progress=False)
@@ -498,9 +499,9 @@ def test_an_unwritable_stderr_log_stops_the_program_and_says_so(tmp_path):
     pidfile = tmp_path / "pids"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     try:
-        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--impl",
-                               impl("good", pidfile), "-k", "3.18/*"], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                               "--impl", impl("good", pidfile), "-k", "3.18/*"], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
         output = proc.stdout + proc.stderr
         assert proc.returncode == 5, output
         assert "Traceback" not in output
@@ -517,8 +518,8 @@ def test_an_unwritable_ndjson_stream_leaves_no_program_running(tmp_path):
     pidfile = tmp_path / "pids"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     try:                                  # a program that outlives the end of its input
-        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--impl",
-                               impl("ignore-term", pidfile), "-k", "3.18/*",
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                               "--impl", impl("ignore-term", pidfile), "-k", "3.18/*",
                                "--ndjson", str(tmp_path / "blocker" / "s.ndjson")],
                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         output = proc.stdout + proc.stderr
