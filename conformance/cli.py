@@ -61,8 +61,9 @@ Subcommands:
     the working directory); exit 1 for a results file without cases.
 ``diff OLD.json NEW.json [--json [FILE]]``
     compare two results files; exit 1 on a regression (a pass became a fail,
-    error, timeout or xfail), 3 when passes were only lost to skip / not run,
-    2 on an unreadable file (docs/spec/hkk-results.md).
+    error, timeout or xfail), 3 when passes were only lost to skip / not run
+    or to cases gone from NEW, 2 on an unreadable or invalid file
+    (docs/spec/hkk-results.md).
 ``amend NEW_DIR [--base DIR] [--json FILE] [--out DIR] [--corpus PATH]``
     what an amended copy of the Kódex documents changes (clauses changed,
     renumbered, removed, added) and the cases, code and registers citing them;
@@ -77,9 +78,12 @@ Subcommands:
     (imported only when used).
 
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
-every ``*.yaml``/``*.yml`` file under it. An unknown command gets the nearest
-one (exit 2); each command's ``--help`` ends with examples, its exit statuses
-and what it writes (``EPILOGS``).
+every ``*.yaml``/``*.yml`` file under it (``conformance.loader.case_files``). An unknown
+command gets the nearest one (exit 2); each command's ``--help`` ends with examples, its exit
+statuses and what it writes (``EPILOGS``). Results files are read with
+``conformance.results_io.read_results``. Any command whose output cannot be written exits 5 with
+one line naming the file and the reason (``conformance.atomicio.OutputError``, one wrapper in
+:func:`main`).
 """
 from __future__ import annotations
 
@@ -99,6 +103,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from conformance.terminal import safe_text
+
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_NOTHING_TESTED = 0, 1, 2, 3, 4
 
@@ -107,32 +113,7 @@ STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold magenta",
          "xpass": "bold red reverse", "not_run": "bold red"}
 LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "timeout": "TIMEOUT",
          "skip": "SKIP", "xfail": "XFAIL", "xpass": "XPASS", "not_run": "NOT RUN"}
-MAX_SHOWN = 300          # characters of an outside text (title, id, message) printed
 MAX_TIMEOUT = 3600.0     # the largest per-case deadline --timeout accepts
-
-
-def safe_text(value, limit: int = MAX_SHOWN) -> str:
-    """An outside text made safe for a terminal: control characters escaped
-    (``\\x1b``, ``\\n``), at most ``limit`` characters, the rest counted."""
-    s = str(value)
-    cut = len(s) > limit
-    head = s[:limit]
-    out = []
-    for ch in head:
-        o = ord(ch)
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o < 0x20 or 0x7F <= o < 0xA0 or o in (0x2028, 0x2029) or 0x202A <= o <= 0x202E \
-                or 0x2066 <= o <= 0x2069:
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    text = "".join(out)
-    if cut:
-        text += f"… ({len(s) - limit} more characters)"
-    return text
 
 
 def timeout_value(text: str) -> float:
@@ -179,8 +160,8 @@ def expand_paths(paths: Iterable[str] | None) -> tuple[list[Path], list[str]]:
     for p in (list(paths) if paths else [_rel(CORPUS_DIR)]):
         path = Path(p)
         if path.is_dir():
-            files.extend(sorted(f for f in path.rglob("*")
-                                if f.is_file() and f.suffix in (".yaml", ".yml")))
+            from conformance.loader import case_files
+            files.extend(case_files(path))
         elif path.exists():
             files.append(path)
         else:
@@ -576,18 +557,9 @@ def _selection_words(args) -> str:
 
 def _unmatched_xfail(xfail: dict[str, str], cases) -> list[str]:
     """Entries of an expected-failures file that name no loaded case."""
-    from conformance.runner import _xfail_reason
-    ids = [str(c.id) for c in cases]
-    idset = set(ids)
-    out = []
-    for entry in xfail:
-        if entry in idset:
-            continue
-        if any(ch in entry for ch in "*?[") and any(_xfail_reason(i, {entry: ""}) is not None
-                                                   for i in ids):
-            continue
-        out.append(entry)
-    return out
+    from conformance.runner import XfailList
+    listed = xfail if isinstance(xfail, XfailList) else XfailList(xfail)
+    return listed.unmatched(str(c.id) for c in cases)
 
 
 def _stderr_log_for(json_path: str | None):
@@ -668,8 +640,8 @@ def cmd_run(args) -> int:
         try:
             xfail = load_xfail(args.xfail)
         except Exception as exc:
-            console.print(Text(f"{args.xfail}: cannot read the xfail file: {safe_text(exc)}",
-                               style="red"))
+            console.print(Text(f"cannot use the xfail file: {safe_text(exc, 2000)}",
+                               style="red"), soft_wrap=True)
             return EXIT_INPUT
         stale = _unmatched_xfail(xfail, all_cases)
         if stale:
@@ -790,7 +762,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from conformance.runner import DEFAULT_TIMEOUT, read_results, run_cases
+    from conformance.results_io import read_results
+    from conformance.runner import DEFAULT_TIMEOUT, run_cases
     from reports import coverage as cov
 
     console = _console()
@@ -806,7 +779,8 @@ def cmd_coverage(args) -> int:
         try:
             results = read_results(args.results)
         except (OSError, ValueError) as exc:
-            console.print(Text(str(exc), style="red"))
+            console.print(Text(f"kodex coverage: {safe_text(exc, 2000)}", style="red"),
+                          soft_wrap=True)
             return EXIT_INPUT
         outcomes = results.get("cases", [])
         implementation, ruleset = results.get("implementation"), results.get("ruleset")
@@ -842,7 +816,8 @@ def cmd_diff(args) -> int:
 
 def cmd_merge(args) -> int:
     from conformance import atomicio
-    from conformance.runner import merge_results, merged_exit_code, read_results
+    from conformance.results_io import read_results, results_problem
+    from conformance.runner import merge_results, merged_exit_code
     console = _console(stderr=True)
     named = []
     for path in args.files:
@@ -859,15 +834,15 @@ def cmd_merge(args) -> int:
             console.print(Text(("kodex merge: " if i == 0 else "") + safe_text(line),
                                style="bold red"), soft_wrap=True)
         return EXIT_INPUT
-    from conformance.runner import results_schema_problem
-    problem = results_schema_problem(merged)
+    problem = results_problem(merged)
     if problem:                     # pragma: no cover - the inputs were valid
         console.print(Text(f"kodex merge: the merged results break the schema: {problem}",
                            style="bold red"))
         return EXIT_INPUT
-    atomicio.write_text(args.json, json.dumps(merged, ensure_ascii=False, indent=2) + "\n")
+    atomicio.write_text(args.json, atomicio.json_text(merged))
     console.print(totals_text(merged["totals"], merged["duration_ms"] / 1000.0))
-    console.print(Text(f"{len(named)} results files merged into {args.json}", style="dim"))
+    console.print(Text(f"{len(named)} results files merged into {safe_text(args.json)}",
+                       style="dim"))
     return merged_exit_code(merged)
 
 
@@ -1216,10 +1191,27 @@ def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> int | 
     return EXIT_INPUT
 
 
+def _outputs_checked(command: str, fn) -> int:
+    """``fn()``; an output that cannot be written (``conformance.atomicio.OutputError``: a
+    full disk, a read-only directory, a file where a directory should be) is one line naming
+    the file and the reason, and exit status 5, which no command uses for anything else
+    (docs/spec/hkk-results.md); an implementation the command had started and not closed
+    yet is stopped."""
+    from conformance.atomicio import EXIT_OUTPUT, OutputError
+    try:
+        return fn()
+    except OutputError as exc:
+        if "conformance.protocol" in sys.modules:     # nothing is left running either
+            sys.modules["conformance.protocol"].stop_all()
+        _console(stderr=True).print(Text(f"kodex {command}: {safe_text(exc, 2000)}",
+                                         style="bold red"), soft_wrap=True)
+        return EXIT_OUTPUT
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in DELEGATED:
-        return _delegate(argv[0], argv[1:])
+        return _outputs_checked(argv[0], lambda: _delegate(argv[0], argv[1:]))
     parser = build_parser()
     unknown = _unknown_command(parser, argv)
     if unknown is not None:
@@ -1233,7 +1225,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     from conformance.interrupts import guarded
     try:
-        return guarded(lambda: int(args.func(args) or 0))
+        return _outputs_checked(args.command,
+                                lambda: guarded(lambda: int(args.func(args) or 0)))
     except CLIError as exc:
         _console(stderr=True).print(Text(f"kodex: {exc}", style="red"), soft_wrap=True)
         return EXIT_INPUT

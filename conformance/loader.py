@@ -10,12 +10,14 @@ docs/engine-semantics.md (extra verbs and state fields, via
   that would construct objects (``!!python/...``, custom ``!tags``) and
   non-JSON values (dates, sets, binary) are input errors, and the node is
   neutralised before the safe constructor runs.
-* Bounded time and memory whatever the file: at most ``MAX_FILE_BYTES`` (checked
-  before reading), ``MAX_NODES`` nodes (counted while composing, so composition stops
-  early; and again with aliases expanded: an alias bomb), ``MAX_DEPTH`` levels of
-  nesting (the composer does not recurse; a deeper value is an error of its case) and
-  integers within ±``MAX_INT`` (a longer literal is never converted; Python stops at
-  4,300 digits). See docs/spec/hkk-protocol-additions.md, "Limits".
+* Bounded time and memory whatever the file: a regular file only (a FIFO or a
+  device is opened without blocking and refused unread: ``conformance.infile``), at
+  most ``MAX_FILE_BYTES`` (checked before reading), ``MAX_NODES`` nodes (counted while
+  composing, so composition stops early; and again with aliases expanded: an alias
+  bomb), ``MAX_DEPTH`` levels of nesting (the composer does not recurse; a deeper value
+  is an error of its case) and integers within ±``MAX_INT`` (a longer literal is never
+  converted; Python stops at 4,300 digits). See docs/spec/hkk-protocol-additions.md,
+  "Limits".
 * Every problem is an :class:`InputError` with file, line and JSON pointer.
   An invalid case is dropped whole; the other cases of its file still load.
   A problem outside any case (syntax, ``format``, the shape of ``cases``)
@@ -44,8 +46,18 @@ docs/engine-semantics.md (extra verbs and state fields, via
   (``conformance.atomicio``); one that is unreadable, too large, of another
   key or of the wrong shape is ignored and rebuilt; a cache that cannot be
   written is skipped. The limits above apply before the cache is consulted.
+  The cache is trusted only when it is the user's own: the directory and each
+  one below it (created with mode 0700) a directory, not a link, owned by the
+  user and writable by no one else, each opened relative to the one before;
+  an entry a regular file (a FIFO would hang the run) owned by the user and
+  writable by no one else. Otherwise it is not used, and one line on stderr
+  says which directory and why: a planted entry cannot turn a failing case
+  into a passing one.
 
-API: :func:`load_files`, :func:`load_text`, :class:`Case`,
+* A directory stands for every ``*.yaml`` / ``*.yml`` file under it (:func:`case_files`:
+  iteration, not recursion, so a tree of any depth; links to directories not followed).
+
+API: :func:`load_files`, :func:`load_text`, :func:`case_files`, :class:`Case`,
 :class:`InputError`, :class:`LoadResult`, :func:`cache_dir`.
 """
 from __future__ import annotations
@@ -67,6 +79,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.events import (AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
                          SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 
+from conformance.infile import NotRegularFile, TooLarge, read_upto
 from conformance.safe_yaml import Loader  # re-exported: the kit's one safe loader
 from conformance.verbs import ALL_VERBS, CARD_TYPES, FORMATS, PLAYERS, ZONES, version_of
 
@@ -1062,8 +1075,117 @@ def _from_entry(data: Any, key: str, name: str) -> _FileResult:
     return _FileResult(errors, every, valid, fmt)
 
 
+_WARNED: set[str] = set()
+_DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+              | getattr(os, "O_CLOEXEC", 0))
+
+
+def _distrust(info: os.stat_result, kind: str) -> str | None:
+    """Why a cache directory or entry (``kind``) is not to be trusted, or None: it must be
+    one (not a link, not a FIFO), owned by the user, and writable by no one else."""
+    import stat as _stat
+    if kind == "directory" and not _stat.S_ISDIR(info.st_mode):
+        return "not a directory"
+    if kind == "entry" and not _stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    if euid is not None and info.st_uid != euid:
+        return f"owned by another user (uid {info.st_uid}; you are {euid})"
+    if info.st_mode & 0o022:
+        return f"writable by others (mode {info.st_mode & 0o777:o})"
+    return None
+
+
+def _warn(path: Path, why: str) -> None:
+    """Say once per process that the cache is not used, and why."""
+    if str(path) in _WARNED:
+        return
+    _WARNED.add(str(path))
+    try:
+        sys.stderr.write(f"kodex: the cache {path} is not used: {why}; the cases are read "
+                         f"without it (make it yours and not writable by others, e.g. "
+                         f"`chmod go-w`, or remove it; KODEX_NO_CACHE=1: no cache)\n")
+    except (OSError, ValueError):
+        pass
+
+
+def _cache_dir_fd(where: Path, parts: tuple[str, ...], create: bool) -> int | None:
+    """A descriptor of ``where/parts…`` when every directory of it is trusted (:func:`_distrust`;
+    each opened relative to the one before, never through a link, so nothing can be swapped
+    in between), created (mode 0700) when ``create``; None otherwise."""
+    if os.open not in os.supports_dir_fd:           # pragma: no cover - not on Linux/macOS
+        return None
+    try:
+        if create:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.mkdir(where, 0o700)
+            except FileExistsError:
+                pass
+        fd = os.open(where, _DIR_FLAGS)
+    except OSError as exc:
+        if os.path.lexists(where) and not os.path.isdir(where) or os.path.islink(where):
+            _warn(where, f"{exc.strerror or exc} (a link or not a directory)")
+        return None
+    here = where
+    try:
+        why = _distrust(os.fstat(fd), "directory")
+        for part in parts:
+            if why:
+                break
+            if create:
+                try:
+                    os.mkdir(part, 0o700, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            here = here / part
+            nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+            why = _distrust(os.fstat(fd), "directory")
+    except OSError as exc:
+        os.close(fd)
+        if not isinstance(exc, FileNotFoundError):
+            _warn(here, exc.strerror or str(exc))
+        return None
+    if why:
+        os.close(fd)
+        _warn(here, why)
+        return None
+    return fd
+
+
+def _read_entry(where: Path, key: str) -> bytes | None:
+    """The bytes of the cache entry of ``key``, or None (missing, untrusted, not a regular
+    file — a FIFO there would hang the run —, or larger than MAX_CACHE_ENTRY_BYTES)."""
+    dfd = _cache_dir_fd(where, ("load", key[:2]), create=False)
+    if dfd is None:
+        return None
+    try:
+        fd = os.open(f"{key}.json", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), dir_fd=dfd)
+    except OSError:
+        return None
+    finally:
+        os.close(dfd)
+    try:
+        info = os.fstat(fd)
+        why = _distrust(info, "entry")
+        if why:
+            _warn(where / "load" / key[:2] / f"{key}.json", why)
+            return None
+        if info.st_size > MAX_CACHE_ENTRY_BYTES:
+            return None
+        data = os.read(fd, info.st_size + 1)     # bounded: a larger entry is not read
+        return data if len(data) <= MAX_CACHE_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
-    """:func:`_analyse`, through the cache when there is one."""
+    """:func:`_analyse`, through the cache when there is one and it is trusted."""
     where = cache_dir()
     if where is None:
         return _analyse(text, name)
@@ -1071,18 +1193,18 @@ def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
         key = _entry_key(name, raw)
     except Exception:   # noqa: BLE001 - a source that cannot be read: no cache
         return _analyse(text, name)
-    entry = where / "load" / key[:2] / f"{key}.json"
     try:
-        size = entry.stat().st_size
-        if size <= MAX_CACHE_ENTRY_BYTES:
-            with open(entry, "rb") as fh:       # bounded (read(n) allocates n bytes up front)
-                data = fh.read(size + 1)
-            if len(data) <= MAX_CACHE_ENTRY_BYTES:
-                return _from_entry(json.loads(data), key, name)
-    except Exception:   # noqa: BLE001 - missing, unreadable, corrupt or foreign: rebuild
+        data = _read_entry(where, key)
+        if data is not None:
+            return _from_entry(json.loads(data), key, name)
+    except Exception:   # noqa: BLE001 - corrupt or foreign: rebuild
         pass
     fr = _analyse(text, name)
     try:
+        dfd = _cache_dir_fd(where, ("load", key[:2]), create=True)
+        if dfd is None:
+            return fr
+        os.close(dfd)
         from conformance import atomicio
         payload = {"format": CACHE_FORMAT, "key": key, "name": name,
                    "errors": [[e.file, e.line, e.pointer, e.field, e.message] for e in fr.errors],
@@ -1090,8 +1212,8 @@ def _cached_file(text: str, name: str, raw: bytes) -> _FileResult:
                    "valid": [[i, c, lines[0], lines[1], lines[2]]
                              for i, (c, lines) in sorted(fr.valid.items())],
                    "case_format": fr.format}
-        atomicio.write_text(entry, json.dumps(payload, ensure_ascii=True,
-                                              separators=(",", ":")))
+        atomicio.write_text(where / "load" / key[:2] / f"{key}.json",
+                            json.dumps(payload, ensure_ascii=True, separators=(",", ":")))
         # the entry is what later runs read: hand out the same (JSON) data now
         fr = _from_entry(json.loads(json.dumps(payload)), key, name)
     except Exception:   # noqa: BLE001 - a cache that cannot be written is skipped
@@ -1108,13 +1230,37 @@ def load_text(text: str, name: str = "<string>", catalog=None) -> LoadResult:
     return col.result
 
 
+def case_files(directory: Path | str) -> list[Path]:
+    """Every ``*.yaml`` / ``*.yml`` file under ``directory``, sorted: found by iteration, not
+    recursion (a tree of any depth), links to directories not followed (no loop), links to
+    files followed, anything but a regular file (a FIFO, a device, a dangling link) left out,
+    a directory that cannot be read skipped."""
+    found: list[Path] = []
+    stack = [os.fspath(directory)]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith((".yaml", ".yml")) and entry.is_file():
+                    found.append(Path(entry.path))
+            except OSError:
+                continue
+    return sorted(found)
+
+
 def _expand(paths: Iterable[Path | str]) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted({q for pat in ("*.yaml", "*.yml") for q in p.rglob(pat) if q.is_file()})
-            out.extend(found)
+            out.extend(case_files(p))
         else:
             out.append(p)
     return out
@@ -1157,13 +1303,16 @@ def _load_path(col: "_Collector", path: Path) -> None:
         if size > MAX_FILE_BYTES:       # not read at all
             col.result.errors.append(InputError(name, 1, "", "", _too_big(size)))
             return
-        with open(path, "rb") as fh:    # bounded even where the size lies (a pipe, /proc)
-            raw = fh.read(MAX_FILE_BYTES + 1)
+        raw = read_upto(path, MAX_FILE_BYTES)
+    except NotRegularFile as e:     # a FIFO nobody writes to hung the command
+        col.result.errors.append(InputError(name, 1, "", "", f"{e}; a case file must be a "
+                                            "regular file"))
+        return
+    except TooLarge as e:
+        col.result.errors.append(InputError(name, 1, "", "", _too_big(e.size)))
+        return
     except OSError as e:
         col.result.errors.append(InputError(name, 1, "", "", f"cannot read: {e.strerror or e}"))
-        return
-    if len(raw) > MAX_FILE_BYTES:
-        col.result.errors.append(InputError(name, 1, "", "", _too_big(None)))
         return
     try:
         text = raw.decode("utf-8-sig")

@@ -26,8 +26,9 @@ NDJSON (:class:`NdjsonStream`): one JSON object per line per case as soon as
 its verdict is known (the ``CaseOutcome`` dict of the results JSON plus
 ``"type": "case"``), flushed after every line, then one last line
 ``{"type": "totals", ...}``. ``-`` streams to stdout (``kodex run`` then prints
-its human output to stderr). A stream is read while it is being written, so it
-is written in place, not through ``conformance.atomicio``.
+its human output to stderr). A stream is read while it is being written: the file
+is a new one of the run's own, renamed into place at once (:class:`NdjsonStream`),
+never an older file written through; one that cannot be written is removed.
 """
 from __future__ import annotations
 
@@ -36,9 +37,9 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import Any, Iterable
 
-from conformance import atomicio
+from conformance import atomicio, strictjson
 
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -151,22 +152,30 @@ def write_junit(path: str | Path, report) -> Path:
 
 
 class NdjsonStream:
-    """One JSON line per case, flushed at once; ``-`` is stdout."""
+    """One JSON line per case, flushed at once; ``-`` is stdout.
+
+    A file is a new one of this run's own (``conformance.atomicio.open_new``: created
+    exclusively, never through a link, renamed over the path at once so that it can be read
+    while it grows). When a line cannot be written (a full disk, a file-size limit) the file
+    is removed — no half stream is left — and ``conformance.atomicio.OutputError`` says why."""
 
     def __init__(self, target: str | Path):
         self.target = str(target)
         self._own = self.target != "-"
-        if self._own:
-            p = Path(self.target)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            self._fh: IO[str] = open(p, "w", encoding="utf-8")
-        else:
-            self._fh = sys.stdout
+        self._file = atomicio.open_new(self.target, publish=True) if self._own else None
         self.count = 0
 
     def write_line(self, obj: dict) -> None:
-        self._fh.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
-        self._fh.flush()
+        text = strictjson.dumps(obj, default=str) + "\n"
+        if self._file is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        try:
+            self._file.write(text.encode("utf-8"))
+        except atomicio.OutputError:
+            self._file.close(publish=False)
+            raise
 
     def case(self, oc: Any) -> None:
         self.count += 1
@@ -178,5 +187,5 @@ class NdjsonStream:
                          "duration_ms": round(report.duration_ms, 3)})
 
     def close(self) -> None:
-        if self._own and not self._fh.closed:
-            self._fh.close()
+        if self._file is not None and self._file.fd >= 0:
+            self._file.close()

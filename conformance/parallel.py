@@ -9,10 +9,14 @@ is what one process gives (only ``duration_ms`` differs).
 
 Hostile ends: a worker that ends before it has written all its outcomes (killed, crashed, out of
 memory) leaves each of its remaining cases ``error``, with the way it ended; the harness never
-waits for a worker that is gone. A harness that stops early (interrupted, an exception, the
-caller closing the iterator) kills its workers (SIGKILL) and reaps them: no process is left
-behind. Workers ignore SIGINT (a terminal's Ctrl-C reaches the whole process group: the harness
-decides) and die of SIGTERM.
+waits for a worker that is gone. Nor for one that is there but does nothing (stopped with
+SIGSTOP, stuck where the per-case deadline cannot interrupt it): while the harness waits for a
+worker's next outcome, the worker must send something within the per-case deadline plus
+``WORKER_GRACE`` seconds (each case has that deadline inside the worker), else it is killed
+(SIGKILL, which also ends a stopped process) and its remaining cases are ``error`` saying so.
+A harness that stops early (interrupted, an exception, the caller closing the iterator) kills
+its workers (SIGKILL) and reaps them: no process is left behind. Workers ignore SIGINT (a
+terminal's Ctrl-C reaches the whole process group: the harness decides) and die of SIGTERM.
 """
 from __future__ import annotations
 
@@ -23,10 +27,12 @@ import selectors
 import signal
 import struct
 import sys
+import time
 from typing import Any, Callable, Iterator, Sequence
 
 PARALLEL_MIN_CASES = 256      # fewer cases run in the harness's own process (a fork costs more)
 MAX_DEFAULT_JOBS = 8
+WORKER_GRACE = 10.0           # beyond the per-case deadline, for a worker's next outcome
 _HEADER = struct.Struct("<I")
 
 
@@ -48,9 +54,12 @@ def default_jobs(n_cases: int) -> int:
 
 
 def run_forked(cases: Sequence[Any], run_one: Callable[[Any], Any], jobs: int,
-               lost: Callable[[Any, str], Any]) -> Iterator[Any]:
+               lost: Callable[[Any, str], Any], case_timeout: float | None = None
+               ) -> Iterator[Any]:
     """Fork the workers now and return the iterator of the outcomes, in the cases' order.
-    ``lost(case, reason)`` makes the outcome of a case whose worker ended before reporting it."""
+    ``lost(case, reason)`` makes the outcome of a case whose worker ended before reporting it.
+    ``case_timeout``: the per-case deadline inside the workers; a worker silent for that plus
+    ``WORKER_GRACE`` seconds while its outcome is awaited is killed (None: no such limit)."""
     jobs = max(1, min(jobs, len(cases)))
     for stream in (sys.stdout, sys.stderr):      # nothing buffered is written twice
         try:
@@ -72,7 +81,8 @@ def run_forked(cases: Sequence[Any], run_one: Callable[[Any], Any], jobs: int,
     except BaseException:
         _stop(workers, kill=True)
         raise
-    return _outcomes(cases, workers, lost)
+    silence = None if not case_timeout or case_timeout <= 0 else case_timeout + WORKER_GRACE
+    return _outcomes(cases, workers, lost, silence)
 
 
 def _work(cases: Sequence[Any], k: int, jobs: int, run_one: Callable[[Any], Any], fd: int) -> None:
@@ -95,7 +105,7 @@ def _work(cases: Sequence[Any], k: int, jobs: int, run_one: Callable[[Any], Any]
 
 
 def _outcomes(cases: Sequence[Any], workers: list[tuple[int, int]],
-              lost: Callable[[Any, str], Any]) -> Iterator[Any]:
+              lost: Callable[[Any, str], Any], silence: float | None = None) -> Iterator[Any]:
     jobs = len(workers)
     ready: list[collections.deque] = [collections.deque() for _ in range(jobs)]
     pending = [bytearray() for _ in range(jobs)]
@@ -107,8 +117,17 @@ def _outcomes(cases: Sequence[Any], workers: list[tuple[int, int]],
     try:
         for i, case in enumerate(cases):
             k = i % jobs
+            heard = time.monotonic()             # worker k's last sign of life while awaited
             while not ready[k] and k not in ended:
-                for key, _events in sel.select():
+                wait = None
+                if silence is not None:
+                    wait = heard + silence - time.monotonic()
+                    if wait <= 0:
+                        _silenced(k, sel, workers, ended, silence)
+                        break
+                for key, _events in sel.select(wait):
+                    if key.data == k:
+                        heard = time.monotonic()
                     _read(key, sel, workers, pending, ready, ended)
             if ready[k]:
                 yield ready[k].popleft()
@@ -119,6 +138,23 @@ def _outcomes(cases: Sequence[Any], workers: list[tuple[int, int]],
     finally:
         sel.close()
         _stop(workers, kill=not done)
+
+
+def _silenced(k: int, sel, workers, ended, silence: float) -> None:
+    """Worker ``k`` sent nothing for ``silence`` seconds while awaited: kill it (SIGKILL ends a
+    stopped process too), reap it, and say so for its remaining cases."""
+    pid, r = workers[k]
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        sel.unregister(r)
+    except (KeyError, ValueError):
+        pass
+    how = _how_it_ended(pid)
+    ended[k] = (f"it sent nothing for {silence:g} s, the per-case deadline and "
+                f"{WORKER_GRACE:g} s more: stopped or stuck; {how}")
 
 
 def _read(key, sel, workers, pending, ready, ended) -> None:

@@ -12,11 +12,19 @@ non-blocking and read with :mod:`selectors` against deadlines (no reader
 threads), so neither a hung program nor a child of it that keeps standard
 output open can block the harness. Standard error is copied to a log file
 (default ``reports/runs/<implementation name>.stderr.log``, at most
-``MAX_STDERR_BYTES`` kept); a reply line is at most ``MAX_REPLY_BYTES``; a
-request must be taken within ``SEND_TIMEOUT``. Ending the program: ``bye``,
-a short wait, SIGTERM to its process group, then SIGKILL to the group, so
-nothing it started is left behind (:func:`kill_all` does the same for every
-running program when ``kodex run`` is interrupted). The limits are in
+``MAX_STDERR_BYTES`` kept; a new file of the run's own renamed into place
+when the client closes, ``conformance.atomicio.open_new``); a reply line is
+at most ``MAX_REPLY_BYTES`` and strict JSON (``conformance.strictjson``: no
+NaN / Infinity, no lone surrogate, at most ``MAX_REPLY_DEPTH`` levels), a
+``hello`` within ``conformance.bounds.hello_problem``; a request must be taken
+within ``SEND_TIMEOUT``. Ending the program: ``bye``, a short wait, SIGTERM
+to its process group, then SIGKILL to the group, and SIGKILL to every
+process carrying the program's mark in its environment (``KODEX_IMPL_<hex>=1``,
+inherited by all it starts: found in ``/proc`` also after it left the group
+with ``setsid``), so nothing it started is left behind (:func:`kill_all`
+signals the groups of every running program when ``kodex run`` is
+interrupted). A program that ends before ``hello`` is reported with its exit
+status and the last lines of its standard error. The limits are in
 ``docs/spec/hkk-protocol-additions.md``.
 
 A reply that is late (past the per-case deadline), malformed (not JSON, not an
@@ -76,7 +84,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from conformance import features, profiles
+from conformance import bounds, features, profiles, strictjson
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_RESTARTS = 10   # cases in a row that may crash, hang or answer garbage
@@ -95,6 +103,12 @@ PIPELINE_STRIKES = 3                   # failures with several in flight before 
 PACE = 0.002                           # with a window well filled, look for replies this often
 PACE_MIN = 0.00025                     # (halved while the programs keep up; below this: off)
 PACE_FLIGHTS = 8                       # ... when at least this many are in flight per program
+MAX_REPLY_DEPTH = 64                   # nested arrays/objects in a reply (the reply is level 1)
+TAIL_BYTES = 4096                      # of stderr kept for the messages (its last lines)
+TAIL_LINES = 5                         # ... shown when the program could not say hello
+EXIT_WAIT = 1.0                        # for the exit status of a program that closed its output
+MARK_PREFIX = "KODEX_IMPL_"            # the environment mark of one program's descendants
+MARK_ROUNDS = 5                        # rounds of SIGKILL to the marked processes at the end
 
 
 CASE_FORMAT = "hkk-case/1"      # the case format the harness sends (conformance.loader.FORMAT)
@@ -115,6 +129,38 @@ def _formats(command: str, reply: dict) -> list[str]:
     return list(formats)
 
 
+def _parse_line(line: bytes) -> tuple[Any, str | None]:
+    """(the value of one line of output, None), or (None, what is wrong with it): strict
+    UTF-8 and strict JSON (``conformance.strictjson``: no NaN / Infinity, no lone
+    surrogate, at most ``MAX_REPLY_DEPTH`` levels)."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 (byte {line[exc.start]:#04x} at offset {exc.start})"
+    try:
+        return strictjson.loads(text, max_depth=MAX_REPLY_DEPTH), None
+    except strictjson.StrictJSONError as exc:
+        reason = str(exc)
+        return None, reason if reason.startswith("not JSON") else f"not strict JSON ({reason})"
+
+
+def _ending(status: int | None) -> str:
+    """How a program ended, from its return code."""
+    if status is None:
+        return "it closed its standard output and has not ended"
+    if status < 0:
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    from conformance.terminal import safe_text
+    return safe_text(value, limit)
+
+
 class ProtocolError(RuntimeError):
     """The implementation cannot be used (failed to start or to say hello)."""
 
@@ -128,38 +174,50 @@ class _StderrSink:
     """Copies a program's stderr to a file; buffers until the path is known.
 
     At most ``limit`` bytes are kept (across restarts); the rest is dropped
-    with one note in the log.
+    with one note in the log. The log is a new file of the run's own
+    (``conformance.atomicio.open_new``: created exclusively beside its path,
+    never through a link already there) renamed over its path when the run
+    closes it, just before the results are written: two runs given one
+    ``--json`` leave the log and the results of the same run. The last
+    ``TAIL_BYTES`` received are kept apart for the messages (:meth:`tail`).
     """
 
     def __init__(self, path: str | Path | None = None, limit: int | None = None):
         self._buffer: list[bytes] = []
-        self._fh = None
+        self._file = None                    # conformance.atomicio.NewFile
         self.path: Path | None = None
         self.limit = MAX_STDERR_BYTES if limit is None else limit
         self.kept = 0
         self.dropped = 0
+        self._tail = bytearray()
         if path is not None:
             self.set_path(path)
 
     def set_path(self, path: str | Path) -> None:
-        if self._fh is not None:
+        """Where the log goes; ``conformance.atomicio.OutputError`` when it cannot be created."""
+        if self._file is not None:
             return
+        from conformance import atomicio
+        self._file = atomicio.open_new(path)
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "wb")     # each run its own log
-        for chunk in self._buffer:
-            self._fh.write(chunk)
-        self._buffer.clear()
-        self._fh.flush()
+        buffered, self._buffer = self._buffer, []
+        for chunk in buffered:
+            self._put(chunk)
 
     def _put(self, data: bytes) -> None:
-        if self._fh is None:
+        if self._file is None:
             self._buffer.append(data)
-        else:
-            self._fh.write(data)
-            self._fh.flush()
+            return
+        from conformance import atomicio
+        try:
+            self._file.write(data)
+        except atomicio.OutputError:
+            self._file.close(publish=False)
+            raise
 
     def write(self, data: bytes) -> None:
+        self._tail += data
+        del self._tail[:-TAIL_BYTES]
         room = self.limit - self.kept
         if room <= 0:
             self.dropped += len(data)
@@ -178,10 +236,20 @@ class _StderrSink:
         """A line of the harness's own (not counted against the limit)."""
         self._put(text.encode("utf-8"))
 
+    def tail(self, lines: int = TAIL_LINES) -> str:
+        """The last ``lines`` non-blank lines of standard error, as one line (" | " between
+        them; control characters escaped), or "" when it said nothing."""
+        from conformance.terminal import safe_text
+        text = bytes(self._tail).decode("utf-8", errors="replace")
+        kept = [ln.strip() for ln in text.splitlines() if ln.strip()][-lines:]
+        return " | ".join(safe_text(ln, 200) for ln in kept)
+
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        """Rename the log into place (``conformance.atomicio.OutputError`` when it cannot be)."""
+        if self._file is not None:
+            f, self._file = self._file, None
+            if f.fd >= 0:
+                f.close(publish=True)
 
 
 class SendTimeout(OSError):
@@ -200,6 +268,15 @@ def kill_all(sig: int = signal.SIGTERM) -> None:
         proc.signal_group(sig)
 
 
+def stop_all() -> None:
+    """End every implementation still running (a command that stopped on an error before it
+    closed its clients): each is stopped as :meth:`_Process.stop` does, at once, with all it
+    started."""
+    for proc in list(_LIVE):
+        proc.aborted = True
+        proc.stop(grace=0.2)
+
+
 class _Process:
     """One running instance of the program: its own process group (session),
     non-blocking pipes read with :mod:`selectors` against deadlines, no
@@ -209,6 +286,11 @@ class _Process:
     def __init__(self, argv: list[str], sink: _StderrSink, cwd=None, env=None):
         self.sink = sink
         self.aborted = False
+        # every descendant inherits the mark (unless it clears its environment): found by it
+        # when it has left the process group (setsid) and its parent is gone
+        self.mark = f"{MARK_PREFIX}{os.urandom(8).hex()}"
+        env = dict(os.environ if env is None else env)
+        env[self.mark] = "1"
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=cwd, env=env,
                                      start_new_session=True, bufsize=0)
@@ -318,7 +400,11 @@ class _Process:
         blocks); the rest is written while the harness waits for output.
         Returns the offset the program must have taken for the line to be
         read whole (compare :attr:`written`)."""
-        data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+        text = json.dumps(obj, ensure_ascii=False) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:       # a lone surrogate from a case: sent as its escape
+            data = (json.dumps(obj, ensure_ascii=True) + "\n").encode("ascii")
         if self.write_error is None:
             self._outbuf += data
         self.queued += len(data)
@@ -371,6 +457,14 @@ class _Process:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def ended(self, seconds: float) -> int | None:
+        """The return code once the program has ended (waiting up to ``seconds``, its
+        output drained meanwhile and after), or None when it still runs."""
+        self._wait(seconds)
+        while self._read_ready(0):
+            pass
+        return self.proc.poll()
+
     def signal_group(self, sig: int) -> bool:
         """Send ``sig`` to the program's process group; False when no member is left."""
         try:
@@ -412,6 +506,10 @@ class _Process:
         except OSError:
             pass
         ended = self._wait(grace if said_bye else 0.2)
+        # descendants that left the group (setsid), found by the mark in their environment
+        strays = _marked(self.mark)
+        for pid in strays:
+            _signal(pid, signal.SIGTERM)
         # the group: children left behind by the program, or the program itself
         if self.signal_group(signal.SIGTERM):
             if not ended:
@@ -424,6 +522,7 @@ class _Process:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover (unkillable)
             pass
+        _kill_marked(self.mark)
         while self._read_ready(0):
             pass
         self._sel.close()
@@ -442,6 +541,49 @@ class _Process:
             if not self.signal_group(0) or not _group_has_live_member(self.pgid):
                 return
             time.sleep(0.02)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
+
+
+def _marked(mark: str) -> list[int]:
+    """The live processes whose environment carries ``mark`` (``MARK=1``): every descendant
+    of one program, also one that left its process group (``setsid``) and whose parent is
+    gone. Read from ``/proc/PID/environ`` (Linux; the user's own processes); elsewhere
+    none. A process that ended (a zombie) has an empty environment there."""
+    proc = "/proc"
+    if not os.path.exists("/proc/self/environ"):
+        return []
+    needle = f"{mark}=1".encode()
+    me = os.getpid()
+    found = []
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(os.path.join(entry.path, "environ"), "rb") as fh:
+                data = fh.read(1 << 20)
+        except OSError:
+            continue
+        if needle in data:
+            found.append(int(entry.name))
+    return found
+
+
+def _kill_marked(mark: str) -> None:
+    """SIGKILL every process still carrying ``mark``, until none is left (a few rounds: one
+    may have forked meanwhile)."""
+    for _round in range(MARK_ROUNDS):
+        pids = _marked(mark)
+        if not pids:
+            return
+        for pid in pids:
+            _signal(pid, signal.SIGKILL)
+        time.sleep(0.01)
 
 
 def _group_has_live_member(pgid: int) -> bool:
@@ -547,10 +689,23 @@ class ProtocolClient:
         self._head_since = 0.0                     # when the oldest in flight became the oldest
         self._requeue: collections.deque = collections.deque()   # to send again (not at fault)
         self._solo: collections.deque = collections.deque()      # to send again, one at a time
-        if _launch_only:
-            self._launch(first=True)
-        else:
-            self._start(first=True)
+        try:
+            if _launch_only:
+                self._launch(first=True)
+            else:
+                self._start(first=True)
+        except BaseException:
+            self._close_sink_quietly()
+            raise
+
+    def _close_sink_quietly(self) -> None:
+        """The log of a program that could not be used is kept (its path said); a log that
+        cannot be written then does not hide why the program could not be used."""
+        from conformance.atomicio import OutputError
+        try:
+            self._sink.close()
+        except OutputError:
+            pass
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -598,13 +753,23 @@ class ProtocolClient:
             self._hello_failed(first)
             raise
         if first:
-            self._default_sink()
+            try:
+                self._default_sink()
+            except BaseException:         # the log cannot be written: nothing is left running
+                self._proc.stop()
+                self._proc = None
+                raise
 
     def _hello_failed(self, first: bool) -> None:
-        if first:
-            self._default_sink()
-        self._proc.stop()
-        self._proc = None
+        from conformance.atomicio import OutputError
+        try:
+            if first:
+                self._default_sink()
+        except OutputError:
+            pass        # the reason the program is unusable is said; its stderr tail with it
+        finally:
+            self._proc.stop()
+            self._proc = None
 
     def _default_sink(self) -> None:
         if not self._explicit_stderr:
@@ -617,25 +782,28 @@ class ProtocolClient:
         item = proc.receive(time.monotonic() + self.hello_timeout)
         if item is None:
             raise ProtocolError(f"{self.command!r} did not answer hello within "
-                                f"{self.hello_timeout:g} s")
+                                f"{self.hello_timeout:g} s{self._said()}")
         if item is _EOF:
             raise ProtocolError(f"{self.command!r} exited before answering hello "
-                                f"(exit status {proc.proc.poll()})")
+                                f"({_ending(proc.ended(EXIT_WAIT))}){self._said()}")
         if item is _TOO_LONG:
             raise ProtocolError(f"{self.command!r}: hello reply longer than "
                                 f"{MAX_REPLY_BYTES} bytes")
-        try:
-            reply = json.loads(item.decode("utf-8", errors="replace"))
-        except ValueError:
-            raise ProtocolError(f"{self.command!r}: hello reply is not JSON: {item[:200]!r}")
+        reply, problem = _parse_line(item)
+        if problem:
+            raise ProtocolError(f"{self.command!r}: hello reply is {problem}: "
+                                f"{item[:200]!r}{self._said()}")
         if not isinstance(reply, dict):
             raise ProtocolError(f"{self.command!r}: hello reply is not an object")
         if reply.get("ok") is not True:
             raise ProtocolError(f"{self.command!r} refused protocol {PROTOCOL_VERSION}: "
-                                f"{reply.get('error', 'no reason given')}")
+                                f"{_short(reply.get('error', 'no reason given'))}")
         if "protocol" in reply and reply["protocol"] != PROTOCOL_VERSION:
-            raise ProtocolError(f"{self.command!r} speaks protocol {reply['protocol']}, "
+            raise ProtocolError(f"{self.command!r} speaks protocol {_short(reply['protocol'])}, "
                                 f"not {PROTOCOL_VERSION}")
+        beyond = bounds.hello_problem(reply)
+        if beyond:
+            raise ProtocolError(f"{self.command!r}: hello reply beyond the limits: {beyond}")
         self.formats = _formats(self.command, reply)
         self.pipeline = _pipeline_value(self.command, reply)
         impl = reply.get("implementation")
@@ -668,6 +836,12 @@ class ProtocolClient:
                                     f"features {unknown} (known: {', '.join(features.FEATURES)})")
             self.features = [x for x in features.FEATURES if x in declared]
             self.features_declared = True
+
+    def _said(self) -> str:
+        """``; its standard error ends: …`` with the last lines the program wrote there
+        (why it did not start, say "Cannot find module"), or ""."""
+        tail = self._sink.tail()
+        return f"; its standard error ends: {tail}" if tail else ""
 
     def _give_up(self, reason: str) -> None:
         self.gave_up = {"reason": reason, "after_case": self._last_case,
@@ -893,11 +1067,10 @@ class ProtocolClient:
 
     def _on_line(self, line: bytes) -> list[tuple[Any, dict]]:
         text = line.decode("utf-8", errors="replace").strip()
-        try:
-            reply = json.loads(text)
-        except ValueError:
-            return self._lost(f"malformed reply (not JSON): {text[:200]!r}",
-                              "a reply that is not JSON")
+        reply, problem = _parse_line(line)
+        if problem:
+            return self._lost(f"malformed reply ({problem}): {text[:200]!r}",
+                              "a reply that is not strict JSON")
         seq = reply.get("seq") if isinstance(reply, dict) else None
         flight = self._flights.get(seq) if isinstance(seq, int) and \
             not isinstance(seq, bool) else None
@@ -1070,7 +1243,12 @@ class ProtocolPool:
             for client in self.clients:
                 client._greet(first=True)
         except BaseException:
-            self.close()
+            for client in self.clients:
+                client._flights.clear()
+                if client._proc is not None:
+                    client._proc.stop()
+                    client._proc = None
+                client._close_sink_quietly()
             raise
 
     def __getattr__(self, name: str) -> Any:
@@ -1110,8 +1288,16 @@ class ProtocolPool:
         return drive(self.clients, items)
 
     def close(self) -> None:
+        """Close every program (also when closing one fails: the first failure is raised
+        after)."""
+        failure = None
         for client in self.clients:
-            client.close()
+            try:
+                client.close()
+            except BaseException as exc:  # noqa: BLE001 - the others are closed first
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
     def __enter__(self) -> "ProtocolPool":
         return self

@@ -19,8 +19,10 @@ Covers:
   of N programs); the outcomes stay in the cases' order;
 * running many (:func:`run_cases`): an exception inside the engine makes that
   case ``error`` (with the traceback) and never stops the run; expected
-  failures (``--xfail FILE``, :func:`load_xfail`) turn ``fail``/``error``/
-  ``timeout`` into ``xfail`` and a pass into ``xpass``;
+  failures (``--xfail FILE``, :func:`load_xfail`, bounded, matched by
+  :class:`XfailList`) turn ``fail``/``error``/``timeout`` into ``xfail`` and a
+  pass into ``xpass``; every outcome is cut to what the harness keeps
+  (``conformance.bounds.bound_outcome``) before it is printed or written;
 * conformance profiles (``conformance.profiles``): each outcome records what
   its case's ``then`` observes; a case needing an observation outside the
   profile an implementation declared in ``hello`` is skipped with the reason;
@@ -38,7 +40,8 @@ Covers:
      "profiles": {observation: {"cases": n, outcome: n, ..., "pass_rate": r}}}
 
   ``hkk-results/1`` files (no ``not_run``, ``profile``, ``profiles``,
-  ``gave_up``) are still read.
+  ``gave_up``) are still read; every results file is read and checked by
+  ``conformance.results_io.read_results``. :func:`merge_results` joins shards.
 
 Outcomes: ``pass``, ``fail``, ``error``, ``skip``, ``timeout``, ``xfail``,
 ``xpass``, ``not_run`` (the harness gave up on the implementation before the
@@ -46,10 +49,12 @@ case).
 """
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import fnmatch
 import functools
 import json
+import re
 import signal
 import threading
 import time
@@ -58,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from conformance import parallel
+from conformance import bounds, parallel
 from conformance.features import FEATURES as ALL_FEATURES
 from conformance.features import missing as missing_features
 from conformance.features import needs as features_of
@@ -70,6 +75,9 @@ OUTCOMES = ("pass", "fail", "error", "skip", "timeout", "xfail", "xpass", "not_r
 DEFAULT_RULESET = "kodex"
 DEFAULT_TIMEOUT = 5.0
 MAX_XFAIL_BYTES = 4 * 1024 * 1024   # an expected-failures file (hostile input: bounded)
+MAX_XFAIL_ENTRIES = 20_000          # entries of it (the corpus has ~2,200 cases)
+MAX_XFAIL_GLOBS = 1_000             # of which globs (each is tried on the ids it may match)
+MAX_XFAIL_ENTRY_CHARS = 1_024       # one entry (a case id or a glob)
 RESULTS_SCHEMA = "hkk-results/2"
 READ_SCHEMAS = ("hkk-results/1", "hkk-results/2")
 # outcomes that make `kodex run` fail
@@ -169,7 +177,7 @@ class RunReport:
 
     def write_json(self, path: str | Path) -> None:
         from conformance import atomicio
-        atomicio.write_text(path, json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n")
+        atomicio.write_text(path, atomicio.json_text(self.to_json()))
 
 
 def tally(outcomes: Iterable[str]) -> dict:
@@ -300,7 +308,7 @@ def choose_ruleset(case, selected: str | None = None,
 # --------------------------------------------------------------------------
 # expected failures
 
-def load_xfail(path: str | Path) -> dict[str, str]:
+def load_xfail(path: str | Path) -> "XfailList":
     """Read an expected-failures file: {case id or glob pattern: reason}.
 
     Accepted shapes, by the file's suffix: any file but ``.yaml`` / ``.yml`` /
@@ -310,65 +318,159 @@ def load_xfail(path: str | Path) -> dict[str, str]:
     ``.yml`` / ``.json`` file is a list of ids (or of ``{id, reason}``), a
     mapping ``{xfail: [...]}`` (or ``cases:``) of the same, or a mapping
     ``{id: reason}``.
+
+    Bounded (docs/spec/hkk-protocol-additions.md, "Limits"): a regular file of at most
+    ``MAX_XFAIL_BYTES``, at most ``MAX_XFAIL_ENTRIES`` entries of which at most
+    ``MAX_XFAIL_GLOBS`` globs, each entry at most ``MAX_XFAIL_ENTRY_CHARS`` characters;
+    beyond one, ValueError naming the file and the line (or entry).
     """
     import yaml
 
+    from conformance.infile import read_regular
     from conformance.loader import Loader
 
     path = Path(path)
-    if path.stat().st_size > MAX_XFAIL_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_XFAIL_BYTES} bytes (MAX_XFAIL_BYTES)")
-    text = path.read_text(encoding="utf-8")
+    raw = read_regular(path, "expected-failures file", MAX_XFAIL_BYTES)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 (byte {raw[exc.start]:#04x} at offset "
+                         f"{exc.start})") from None
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
-        return _xfail_lines(text)
+        return _xfail_lines(text, path)
     try:
         data = yaml.load(text, Loader=Loader)  # noqa: S506 - the safe loader
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML/JSON ({exc})") from None
     if isinstance(data, str):
-        return _xfail_lines(text)
+        return _xfail_lines(text, path)
     if data is None:
-        return {}
+        return XfailList()
     if isinstance(data, dict) and set(data) & {"xfail", "cases"} and \
             isinstance(data.get("xfail", data.get("cases")), list):
         data = data.get("xfail", data.get("cases"))
-    out: dict[str, str] = {}
+    out = XfailList(source=path)
     if isinstance(data, dict):
-        for k, v in data.items():
-            out[str(k)] = "" if v is None else str(v)
+        for n, (k, v) in enumerate(data.items(), 1):
+            where = f"entry {n}"
+            out.add(_xfail_text(k, path, where), _xfail_text(v, path, where), where)
     elif isinstance(data, list):
-        for item in data:
+        for n, item in enumerate(data, 1):
+            where = f"entry {n}"
             if isinstance(item, dict):
                 cid = item.get("id") or item.get("case")
                 if cid:
-                    out[str(cid)] = str(item.get("reason") or "")
+                    out.add(_xfail_text(cid, path, where),
+                            _xfail_text(item.get("reason"), path, where), where)
             elif item is not None:
-                out.update(_xfail_lines(str(item)))
+                for cid, reason in _xfail_lines(_xfail_text(item, path, where), path).items():
+                    out.add(cid, reason, where)
     else:
         raise ValueError(f"{path}: expected case ids, one a line, or a YAML list or mapping")
     return out
 
 
-def _xfail_lines(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
+def _xfail_text(value: Any, path: Path, where: str) -> str:
+    """A case id or reason of a YAML/JSON expected-failures file: text (a number is taken as
+    its text). A list or mapping is refused: written out it could be of any size (YAML
+    aliases nest one inside the other)."""
+    if value is None:
+        return ""
+    if isinstance(value, (str, int, float, bool)):
+        return str(value)
+    raise ValueError(f"{path}: {where}: a case id or reason is text, not a "
+                     f"{'list' if isinstance(value, list) else 'mapping'}")
+
+
+def _xfail_lines(text: str, source: str | Path | None = None) -> "XfailList":
+    out = XfailList(source=source)
+    for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         cid, _, reason = line.partition(" ")
-        out[cid.rstrip(":")] = reason.strip().lstrip("#:-").strip()
+        out.add(cid.rstrip(":"), reason.strip().lstrip("#:-").strip(), f"line {n}")
     return out
+
+
+def _is_glob(entry: str) -> bool:
+    return any(ch in entry for ch in "*?[")
+
+
+class XfailList(dict):
+    """Expected failures: {case id or glob: reason} (a dict, in the file's order) that
+    matches case ids without trying every glob on every case: a glob is tried only on the
+    ids that start with its literal beginning (the text before its first ``*``, ``?`` or
+    ``[``), its pattern compiled once. An exact id wins; else the first glob in the file's
+    order that matches."""
+
+    def __init__(self, entries: dict[str, str] | None = None, source: str | Path | None = None):
+        super().__init__()
+        self.source = source
+        self._globs: dict[str, list[tuple[int, str, Any]]] = {}   # literal beginning -> globs
+        self._lengths: list[int] = []
+        self._glob_count = 0
+        for k, v in (entries or {}).items():
+            self.add(str(k), "" if v is None else str(v))
+
+    def add(self, entry: str, reason: str, where: str = "") -> None:
+        """Add one entry (the limits apply: ValueError naming ``where`` in the file)."""
+        at = f"{self.source}: {where}: " if self.source is not None and where else ""
+        if len(entry) > MAX_XFAIL_ENTRY_CHARS:
+            raise ValueError(f"{at}an entry of {len(entry):,} characters (the limit is "
+                             f"{MAX_XFAIL_ENTRY_CHARS:,})")
+        if entry not in self and len(self) >= MAX_XFAIL_ENTRIES:
+            raise ValueError(f"{at}more than {MAX_XFAIL_ENTRIES:,} entries (the limit)")
+        if _is_glob(entry) and entry not in self:
+            if self._glob_count >= MAX_XFAIL_GLOBS:
+                raise ValueError(f"{at}more than {MAX_XFAIL_GLOBS:,} globs (the limit; "
+                                 "an exact case id has no such limit)")
+            head = re.split(r"[*?\[]", entry, maxsplit=1)[0]
+            self._globs.setdefault(head, []).append(
+                (len(self), entry, re.compile(fnmatch.translate(entry))))
+            self._glob_count += 1
+            if len(head) not in self._lengths:
+                self._lengths.append(len(head))
+                self._lengths.sort()
+        self[entry] = reason
+
+    def reason(self, case_id: str) -> str | None:
+        """The reason ``case_id`` is expected to fail, or None when it is not listed."""
+        if case_id in self:
+            return self[case_id]
+        best = None
+        for n in self._lengths:
+            if n > len(case_id):
+                break
+            for order, _glob, rx in self._globs.get(case_id[:n], ()):
+                if (best is None or order < best[0]) and rx.match(case_id):
+                    best = (order, _glob)
+                    break
+        return None if best is None else self[best[1]]
+
+    def unmatched(self, case_ids: Iterable[str]) -> list[str]:
+        """The entries, in order, that match none of ``case_ids``."""
+        ids = sorted(set(case_ids))
+        matched = set()
+        for head, globs in self._globs.items():
+            start = bisect.bisect_left(ids, head)
+            for _order, glob, rx in globs:
+                for cid in ids[start:]:
+                    if not cid.startswith(head):
+                        break
+                    if rx.match(cid):
+                        matched.add(glob)
+                        break
+        idset = set(ids)
+        return [e for e in self if e not in idset and e not in matched]
 
 
 def _xfail_reason(case_id: str, xfail: dict[str, str] | None) -> str | None:
     if not xfail:
         return None
-    if case_id in xfail:
-        return xfail[case_id]
-    for pat, reason in xfail.items():
-        if any(ch in pat for ch in "*?[") and fnmatch.fnmatchcase(case_id, pat):
-            return reason
-    return None
+    if not isinstance(xfail, XfailList):
+        xfail = XfailList(xfail)
+    return xfail.reason(case_id)
 
 
 def apply_xfail(oc: CaseOutcome, xfail: dict[str, str] | None) -> CaseOutcome:
@@ -661,6 +763,8 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     cases = list(cases)
     if isinstance(xfail, (str, Path)):
         xfail = load_xfail(xfail)
+    elif xfail and not isinstance(xfail, XfailList):
+        xfail = XfailList(xfail)
     started = _now()
     t0 = time.perf_counter()
     implementation = dict(impl.implementation or {}) if impl is not None else _reference_info()
@@ -669,7 +773,7 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     elif impl is None and jobs > 1 and len(cases) > 1 and parallel.available():
         # forked before the progress bar starts its thread: a worker gets no thread's locks
         each = parallel.run_forked(cases, lambda case: run_one(case, ruleset, None, timeout=timeout),
-                                   jobs, _lost)
+                                   jobs, _lost, case_timeout=timeout)
     else:
         each = (run_one(case, ruleset, impl, timeout=timeout) for case in cases)
     bar = _Progress(len(cases), progress)
@@ -677,6 +781,7 @@ def run_cases(cases: Iterable, ruleset: str | None = None, impl=None,
     try:
         for oc in each:                      # one outcome per case, in order
             apply_xfail(oc, xfail)
+            bounds.bound_outcome(oc)         # what is kept of it: within the limits
             outcomes.append(oc)
             if on_outcome is not None:
                 on_outcome(oc)
@@ -743,48 +848,11 @@ def unavailable_report(cases: Iterable, reason: str, ruleset: str | None = None,
                             message=reason, also=list(c.also or []),
                             observes=observations_of(c.then),
                             needs=features_of(c.given, c.when, c.then)) for c in cases]
-    return RunReport(outcomes=outcomes, implementation={"command": command} if command else {},
+    return RunReport(outcomes=outcomes,
+                     implementation=bounds.bound_implementation({"command": command})
+                     if command else {},
                      ruleset=ruleset or DEFAULT_RULESET, started=now, finished=now,
                      unavailable=reason)
-
-
-def read_results(path: str | Path) -> dict:
-    """Load a results JSON file written by ``kodex run --json`` (checks the schema;
-    ``hkk-results/1`` and ``/2`` are read)."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("schema") not in READ_SCHEMAS:
-        raise ValueError(f"{path}: not a results file (schema {' or '.join(READ_SCHEMAS)})")
-    if not isinstance(data.get("cases", []), list):
-        raise ValueError(f"{path}: /cases is not a list")
-    if data["schema"] == RESULTS_SCHEMA:
-        problem = results_schema_problem(data)
-        if problem:
-            raise ValueError(f"{path}: {problem}")
-    return data
-
-
-_RESULTS_VALIDATOR = None
-
-
-def results_schema_problem(data: Any) -> str | None:
-    """The first way ``data`` breaks ``conformance/schema/hkk-results-2.schema.json``
-    (``/pointer: message``), or None."""
-    global _RESULTS_VALIDATOR
-    if _RESULTS_VALIDATOR is None:
-        import jsonschema
-        schema = json.loads((Path(__file__).parent / "schema" / "hkk-results-2.schema.json")
-                            .read_text(encoding="utf-8"))
-        _RESULTS_VALIDATOR = jsonschema.Draft202012Validator(schema)
-    err = next(iter(sorted(_RESULTS_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))),
-               None)
-    if err is None:
-        return None
-    ptr = "".join(f"/{p}" for p in err.absolute_path) or "/"
-    return f"{ptr}: {err.message[:300]}"
 
 
 # --------------------------------------------------------------------------
@@ -816,7 +884,8 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
     same case twice. The totals and per-observation tallies are recomputed
     from the cases; ``duration_ms`` is the sum of the inputs'; ``started`` the
     earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
-    first input's that has one (with the file named)."""
+    first input's that has one (with the file named). The inputs are results files as
+    ``conformance.results_io.read_results`` gives them (valid, totals that agree)."""
     if not named:
         raise ValueError("nothing to merge")
     problems = []
@@ -838,8 +907,6 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
                 problems.append(f"{name}: case {cid!r} is also in {seen[cid]} (overlapping inputs)")
             else:
                 seen[cid] = name
-        if totals_disagree(data):
-            problems.append(f"{name}: its totals disagree with its cases")
     if problems:
         shown = problems[:20] + ([f"… and {len(problems) - 20} more"] if len(problems) > 20 else [])
         raise ValueError("cannot merge:\n  " + "\n  ".join(shown))
@@ -886,15 +953,6 @@ def merged_exit_code(data: dict) -> int:
     are known from a results file)."""
     return exit_status((c.get("outcome") for c in data.get("cases") or []),
                        unusable=bool(data.get("unavailable") or data.get("gave_up")))
-
-
-def totals_disagree(data: dict) -> bool:
-    """Whether a results file's ``totals`` disagree with the outcomes of its cases."""
-    declared = data.get("totals")
-    if not isinstance(declared, dict):
-        return False
-    counted = tally(c.get("outcome") for c in data.get("cases") or [])
-    return {k: v for k, v in declared.items() if v} != {k: v for k, v in counted.items() if v}
 
 
 def _short_json(value: Any, limit: int = 120) -> str:

@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import re
 import sys
 import traceback
 from pathlib import Path
@@ -46,6 +45,7 @@ from typing import IO, Any
 
 from conformance.loader import MAX_INT
 from conformance.verbs import FORMATS          # the case formats the reference speaks: every one
+from conformance.strictjson import deeper_than as _deeper_than
 
 # Limits, checked before the work is done. The corpus today: a run request of at most
 # ~1.3 KB, nesting depth 13 (11 in the case), 6 steps, 16 cards, integers up to 25.
@@ -245,27 +245,6 @@ def _number_parsers(rejected: list[_Rejected]):
 
 def _parse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
-
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_PAIRS = str.maketrans("[{]}", "(())")
-
-
-def _deeper_than(text: str, limit: int) -> bool:
-    """Whether the JSON text nests arrays/objects more than ``limit`` levels deep (or
-    has more brackets open than closed beyond that), decided on the raw text without
-    recursion: strings are removed, then innermost bracket pairs are stripped ``limit``
-    times (each round removes one level); anything still paired is deeper."""
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).translate(_PAIRS)
-    for _ in range(limit):
-        stripped = brackets.replace("()", "")
-        if stripped == brackets:
-            break
-        brackets = stripped
-    return "()" in brackets or brackets.count("(") > limit
 
 
 def _short(value: Any, limit: int = 80) -> str:

@@ -273,8 +273,11 @@ def _part_label(part: str) -> str:
 
 
 def _impl_name(data: dict) -> str:
+    """The implementation's name and version, from outside: printable
+    (``conformance.terminal.safe_text``: no control character reaches a terminal)."""
+    from conformance.terminal import safe_text
     impl = data.get("implementation") or {}
-    return " ".join(str(x) for x in (impl.get("name"), impl.get("version")) if x)
+    return safe_text(" ".join(str(x) for x in (impl.get("name"), impl.get("version")) if x))
 
 
 def print_table(data: dict, console=None, sections: bool = True) -> None:

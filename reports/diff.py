@@ -14,7 +14,8 @@ Covers :func:`compare` and ``kodex diff OLD.json NEW.json [--json [FILE]]``:
     the implementation before the case;
   - ``fix`` — passes now and did not before;
   - ``change`` — any other move (``fail`` → ``error``, ``skip`` → ``fail`` …);
-* ``added`` / ``removed``: cases only in NEW / only in OLD;
+* ``added`` / ``removed``: cases only in NEW / only in OLD (a case that passed in OLD and
+  is not in NEW is a pass lost: ``lost.removed``);
 * ``sections``: per section (Kódex title, ``rb7``, ``mk:…`` point; from the
   catalog when it knows the clause, else the first dotted component) the
   number of cases and of passes in each file and the delta;
@@ -27,25 +28,27 @@ JSON shape (schema ``hkk-results-diff/1``)::
      "new": {...},
      "changed": [{"case_id", "clause", "title", "old", "new", "kind"}],
      "counts": {kind: n},
-     "warnings": [text],
+     "lost": {"not_implemented": n, "not_run": n, "removed": n},
      "added": [{"case_id", "clause", "title", "outcome"}],
      "removed": [{"case_id", "clause", "title", "outcome"}],
      "sections": [{"section", "title", "old_cases", "new_cases",
                    "old_passed", "new_passed", "delta"}],
      "totals": {outcome: {"old", "new", "delta"}}}
 
-Totals are counted from the cases (a file whose ``totals`` disagree with its
-cases is named in ``warnings``).
+Both files are read with ``conformance.results_io.read_results`` (valid against the
+results schema, each case once, totals that agree with the cases: anything else is exit 2
+naming the file and the JSON pointer); names and ids from the files are printed through
+``conformance.terminal.safe_text``.
 
 Exit status of :func:`main` (``kodex diff``): 0 no case that passed lost its
-pass; 1 at least one ``regression``; 3 no regression, but cases that passed
-are now skipped or not run (``not_implemented`` / ``not_run``: coverage lost
-without a verdict); 2 a file cannot be read.
+pass; 1 at least one ``regression``; 3 no regression, but passes were lost
+without a verdict: cases that passed are now skipped or not run
+(``not_implemented`` / ``not_run``) or are not in NEW at all (``removed``); 2 a
+file cannot be read or is not a valid results file.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -57,7 +60,7 @@ EXIT_OK, EXIT_REGRESSION, EXIT_INPUT, EXIT_LOST = 0, 1, 2, 3
 
 
 def _load(path: str | Path) -> dict:
-    from conformance.runner import read_results
+    from conformance.results_io import read_results
     return read_results(path)
 
 
@@ -143,16 +146,9 @@ def compare(old: dict, new: dict, catalog=None, old_path=None, new_path=None) ->
     for r in rows:
         r["delta"] = r["new_passed"] - r["old_passed"]
 
-    warnings = []
-
-    def totals(res: dict, cases: dict, label: str) -> dict:
-        from conformance.runner import tally, totals_disagree
-        if totals_disagree(res):
-            warnings.append(f"{label}: the file's totals disagree with its cases; "
-                            "the cases are counted")
-        return tally(c.get("outcome") for c in cases.values())
-
-    ta, tb = totals(old, a, str(old_path or "old")), totals(new, b, str(new_path or "new"))
+    from conformance.runner import tally
+    ta = tally(c.get("outcome") for c in a.values())
+    tb = tally(c.get("outcome") for c in b.values())
     keys = list(OUTCOMES) + [k for k in list(ta) + list(tb) if k not in OUTCOMES]
     keys = list(dict.fromkeys(keys))
     return {
@@ -160,7 +156,9 @@ def compare(old: dict, new: dict, catalog=None, old_path=None, new_path=None) ->
         "old": _side(old, old_path), "new": _side(new, new_path),
         "changed": changed, "added": added, "removed": removed,
         "counts": {k: sum(1 for c in changed if c["kind"] == k) for k in KINDS},
-        "warnings": warnings,
+        "lost": {"not_implemented": sum(1 for c in changed if c["kind"] == "not_implemented"),
+                 "not_run": sum(1 for c in changed if c["kind"] == "not_run"),
+                 "removed": sum(1 for c in removed if c["outcome"] in PASSED)},
         "sections": rows,
         "totals": {k: {"old": ta.get(k, 0), "new": tb.get(k, 0),
                        "delta": tb.get(k, 0) - ta.get(k, 0)} for k in keys},
@@ -173,31 +171,31 @@ def _natural(s: str):
 
 def render(d: dict, console=None) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
+
+    from conformance.terminal import safe_text
 
     console = console or Console(highlight=False)
 
     def who(side):
         impl = d[side].get("implementation") or {}
-        return f"{impl.get('name', '?')} {impl.get('version', '')}".strip() + \
-            f" ({d[side].get('started') or '?'})"
+        name = f"{impl.get('name', '?')} {impl.get('version', '')}".strip()
+        return safe_text(f"{name} ({d[side].get('started') or '?'})")
 
     console.print(Text(f"old: {who('old')}", style="dim"))
     console.print(Text(f"new: {who('new')}", style="dim"))
     styles = {"regression": "bold red", "fix": "bold green", "change": "yellow",
               "not_implemented": "bold yellow", "not_run": "bold magenta"}
-    for w in d.get("warnings") or []:
-        console.print(Text(f"warning: {w}", style="bold yellow"), soft_wrap=True)
     if d["changed"]:
         t = Table(title=f"{len(d['changed'])} cases changed outcome")
         for c in ("case", "clause", "old", "new", "kind"):
             t.add_column(c, overflow="fold")
         for c in sorted(d["changed"], key=lambda c: KINDS.index(c["kind"])):
             st = styles[c["kind"]]
-            t.add_row(escape(c["case_id"]), escape(str(c["clause"])), c["old"],
-                      f"[{st}]{c['new']}[/]", f"[{st}]{c['kind']}[/]")
+            t.add_row(Text(safe_text(c["case_id"])), Text(safe_text(c["clause"])),
+                      Text(safe_text(c["old"])), Text(safe_text(c["new"]), style=st),
+                      Text(c["kind"], style=st))
         console.print(t)
     else:
         console.print(Text("no case changed outcome", style="green"))
@@ -205,20 +203,19 @@ def render(d: dict, console=None) -> None:
         if d[key]:
             console.print(Text(f"{len(d[key])} {label}:", style=style))
             for c in d[key]:
-                console.print(Text(f"  {c['case_id']}  ({c['clause']})  {c['outcome']}"),
-                              soft_wrap=True)
+                console.print(Text(safe_text(f"  {c['case_id']}  ({c['clause']})  {c['outcome']}",
+                                             1000)), soft_wrap=True)
     moved = [r for r in d["sections"] if r["delta"] or r["old_cases"] != r["new_cases"]]
     if moved:
+        from reports.coverage import section_label
         t = Table(title="per section")
         for c in ("section", "cases old→new", "passed old→new", "delta"):
             t.add_column(c, overflow="fold", justify="left" if c == "section" else "right")
         for r in moved:
-            from reports.coverage import section_label
             label = section_label(r["section"], r["title"])
             st = "green" if r["delta"] > 0 else ("red" if r["delta"] < 0 else "")
-            t.add_row(escape(label), f"{r['old_cases']}→{r['new_cases']}",
-                      f"{r['old_passed']}→{r['new_passed']}",
-                      f"[{st}]{r['delta']:+d}[/]" if st else f"{r['delta']:+d}")
+            t.add_row(Text(safe_text(label)), f"{r['old_cases']}→{r['new_cases']}",
+                      f"{r['old_passed']}→{r['new_passed']}", Text(f"{r['delta']:+d}", style=st))
         console.print(t)
     tot = Text("totals: ")
     first = True
@@ -232,15 +229,16 @@ def render(d: dict, console=None) -> None:
         if v["delta"]:
             tot.append(f" ({v['delta']:+d})", style="bold")
     console.print(tot)
-    regressions = sum(1 for c in d["changed"] if c["kind"] == "regression")
+    regressions = d["counts"]["regression"]
     if regressions:
         console.print(Text(f"{regressions} regression{'s' if regressions != 1 else ''} "
                            "(passed before, fail now)", style="bold red"))
-    lost = [c for c in d["changed"] if c["kind"] in ("not_implemented", "not_run")]
-    if lost:
-        skipped = sum(1 for c in lost if c["kind"] == "not_implemented")
-        console.print(Text(f"{len(lost)} passes lost without a verdict: {skipped} now skipped "
-                           f"(not implemented), {len(lost) - skipped} not run", style="bold yellow"))
+    lost = d["lost"]
+    if sum(lost.values()):
+        console.print(Text(f"{sum(lost.values())} passes lost without a verdict: "
+                           f"{lost['not_implemented']} now skipped (not implemented), "
+                           f"{lost['not_run']} not run, {lost['removed']} no longer in the "
+                           "results", style="bold yellow"), soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,25 +254,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         old, new = _load(args.old), _load(args.new)
     except (OSError, ValueError) as exc:
-        print(f"kodex diff: {exc}", file=sys.stderr)
+        from conformance.terminal import safe_text
+        print(f"kodex diff: {safe_text(exc, 2000)}", file=sys.stderr)
         return EXIT_INPUT
+    from conformance import atomicio
     d = compare(old, new, _catalog(), args.old, args.new)
     if args.json == "-":
-        sys.stdout.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(atomicio.json_text(d))
     else:
         render(d)
         if args.json:
-            from conformance import atomicio
-            atomicio.write_text(args.json, json.dumps(d, ensure_ascii=False, indent=2) + "\n")
+            atomicio.write_text(args.json, atomicio.json_text(d))
     return exit_code(d)
 
 
 def exit_code(d: dict) -> int:
-    """0, 1 regression, 3 passes lost to skip / not run (see the module docstring)."""
-    kinds = {c["kind"] for c in d["changed"]}
-    if "regression" in kinds:
+    """0, 1 regression, 3 passes lost to skip, not run or removed (the module docstring)."""
+    if d["counts"]["regression"]:
         return EXIT_REGRESSION
-    if kinds & {"not_implemented", "not_run"}:
+    if sum(d["lost"].values()):
         return EXIT_LOST
     return EXIT_OK
 

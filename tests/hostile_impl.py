@@ -12,7 +12,16 @@
 * ``stderr-flood``: writes ``HOSTILE_HUGE`` bytes to stderr, then behaves as ``good``;
 * ``die-mid``: answers the first run, exits without a reply on the second;
 * ``ignore-term``: ignores SIGTERM and ``bye`` (and end of input);
-* ``no-read``: answers hello, then never reads its input again.
+* ``no-read``: answers hello, then never reads its input again;
+* ``setsid-child``: starts a ``sleep`` in a session of its own (``setsid``: out of the
+  program's process group), then behaves as ``good``;
+* ``canned``: says hello with the line ``HOSTILE_HELLO`` when set (else a bare ``ok``
+  naming no rulesets or verbs: every case is sent), and answers every run
+  with the line ``HOSTILE_REPLY`` (``{seq}`` replaced by the request's ``seq``, ``{big}`` by
+  ``HOSTILE_HUGE`` x's): replies that are not strict JSON, too deep, too big, of the wrong
+  shape.
+
+Any mode first writes ``HOSTILE_STDERR`` (when set) to its standard error.
 
 ``--pidfile FILE``: the pids of the program and of any child it started, one
 a line, so a test can check that none is left behind (appended: every program
@@ -59,17 +68,40 @@ def main(argv: list[str]) -> int:
     pidfile = argv[argv.index("--pidfile") + 1] if "--pidfile" in argv else None
     pipeline = int(argv[argv.index("--pipeline") + 1]) if "--pipeline" in argv else None
     huge = int(os.environ.get("HOSTILE_HUGE", 2 * 1024 * 1024))
+    if os.environ.get("HOSTILE_STDERR"):
+        sys.stderr.write(os.environ["HOSTILE_STDERR"])
+        sys.stderr.flush()
     if mode == "bg-child":
         child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
+        pids.append(child.pid)
+    if mode == "setsid-child":
+        child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
         pids.append(child.pid)
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if pidfile:
         with open(pidfile, "a") as fh:             # one write: lines never interleave
             fh.write("".join(f"{p}\n" for p in pids))
-    if mode in ("good", "bg-child"):
+    if mode in ("good", "bg-child", "setsid-child"):
         from conformance.serve import serve
         return serve(sys.stdin, sys.stdout)
+    if mode == "canned":
+        if not sys.stdin.readline():
+            return 0
+        canned = os.environ.get("HOSTILE_HELLO",       # (no engine to import: quick)
+                                '{"ok": true, "protocol": 1, "implementation": {"name": "canned"}}')
+        sys.stdout.write(canned + "\n")
+        sys.stdout.flush()
+        for line in sys.stdin:
+            request = json.loads(line)
+            if request.get("cmd") == "bye":
+                return 0
+            sys.stdout.write(os.environ["HOSTILE_REPLY"].replace("{seq}", str(request["seq"]))
+                             .replace("{big}", "x" * huge) + "\n")
+            sys.stdout.flush()
+        return 0
     if mode == "stderr-flood":
         block = b"x" * 65536 + b"\n"
         for _ in range(huge // len(block) + 1):

@@ -258,6 +258,7 @@ def test_diff(capsys, corpus, tmp_path):
     data["totals"]["fail"] += 1
     data["cases"].append({"case_id": "cli/new-one", "clause": "4.2.1", "title": "",
                           "outcome": "pass"})
+    data["totals"]["pass"] += 1
     new.write_text(json.dumps(data), encoding="utf-8")
     capsys.readouterr()
     rc, out = run(capsys, "diff", old, new)
@@ -272,8 +273,9 @@ def test_diff(capsys, corpus, tmp_path):
     assert [a["case_id"] for a in d["added"]] == ["cli/new-one"]
     sec3 = next(r for r in d["sections"] if r["section"] == "3")
     assert sec3["delta"] == -1
-    rc, out = run(capsys, "diff", new, old)          # the other way round: a fix
-    assert rc == 0 and "fix" in out
+    rc, out = run(capsys, "diff", new, old)          # the other way round: a fix, and
+    assert rc == 3 and "fix" in out                 # the pass of cli/new-one is lost
+    assert "1 no longer in the results" in out
 
 
 # ---------------------------------------------------------------- delegation, module

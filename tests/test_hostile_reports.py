@@ -286,3 +286,24 @@ def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch
     with pytest.raises(site.ReportInputError, match="directory of its own"):
         site.build_site([_results(2)], tmp_path.parent)
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize("spoil, needle", [
+    (lambda d: d["cases"][1].update(outcome="mystery"), "/cases/1/outcome"),
+    (lambda d: d["cases"].append(dict(d["cases"][0])), "twice"),
+])
+def test_report_refuses_unknown_outcomes_and_ids_twice(tmp_path, capsys, spoil, needle):
+    """`kodex report` reads a results file from outside bounded and strict
+    (conformance.results_io.read_json_file): an unknown outcome or a case twice is exit 2, the
+    file named, nothing written."""
+    from conformance import cli
+    data = _results(4)
+    spoil(data)
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "site"
+    rc = cli.main(["report", "--results", str(results), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert str(results) in err and needle in err and "Traceback" not in err
+    assert not out.exists()

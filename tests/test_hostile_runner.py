@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import protocol, runner
+from conformance import atomicio, protocol, runner
 from conformance.loader import Case
 from conformance.protocol import HarnessVerdict, ProtocolClient, ProtocolError
 
@@ -84,6 +84,15 @@ def group_gone(pgid: int, wait: float = 3.0) -> bool:
         if not live or time.monotonic() > deadline:
             return not live
         time.sleep(0.02)
+
+
+def kill_left(pidfile: Path) -> None:
+    """A test that failed may leave what it checks for: end it (nothing is left behind)."""
+    for pid in pids(pidfile, 1) if pidfile.exists() else []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def client(tmp_path, mode, **kw) -> ProtocolClient:
@@ -269,3 +278,253 @@ def test_hostile_program_with_requests_in_flight_gets_the_same_verdicts(tmp_path
     outcomes = [o for o, _ in found[""][0]]
     assert outcomes[-1] == "not_run" and "not_run" not in outcomes[:2]
 
+
+
+# ---------------------------------------------------------------- issue 25: replies, hello
+
+def canned(tmp_path, monkeypatch, reply: str, hello: str | None = None, **kw) -> ProtocolClient:
+    monkeypatch.setenv("HOSTILE_REPLY", reply)
+    if hello is not None:
+        monkeypatch.setenv("HOSTILE_HELLO", hello)
+    kw.setdefault("max_restarts", 5)
+    kw.setdefault("timeout", 30)           # it answers at once: no deadline is tested here
+    return client(tmp_path, "canned", **kw)
+
+
+def _strict_results(report) -> dict:
+    """The results as written, read back by the one strict reader."""
+    from conformance import results_io
+    data = report.to_json()
+    assert results_io.results_problem(data) is None, results_io.results_problem(data)
+    return json.loads(atomicio.json_text(data), parse_constant=lambda name: 1 / 0)
+
+
+@pytest.mark.parametrize("value, needle", [
+    ("NaN", "NaN is not JSON"),
+    ("-Infinity", "-Infinity is not JSON"),
+    ("1e999", "too large for a double"),
+    ('"\\ud800"', "/state/players/A/hp: a lone surrogate"),
+    ('{"\\udc00": 1}', "a lone surrogate"),
+    ("[" * 5000 + "]" * 5000, "nested deeper than 64 levels"),
+])
+def test_a_reply_that_is_not_strict_json_is_an_error_of_its_case(tmp_path, monkeypatch, value,
+                                                                  needle):
+    """NaN/Infinity ended up in the results file (strict readers refuse it), a lone surrogate
+    crashed the writing of the results (UnicodeEncodeError), a deep reply the run itself."""
+    reply = '{"seq": {seq}, "state": {"players": {"A": {"hp": ' + value + '}}}}'
+    with canned(tmp_path, monkeypatch, reply) as c:
+        report = runner.run_cases([case("a")], impl=c, progress=False)
+    [oc] = report.outcomes
+    assert oc.outcome == "error" and "malformed reply" in oc.message, oc.message
+    assert needle in oc.message
+    _strict_results(report)
+
+
+def test_a_lone_surrogate_reply_still_writes_results_and_junit(tmp_path):
+    """`kodex run` wrote neither results nor JUnit: the writing crashed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT),
+               HOSTILE_REPLY='{"seq": {seq}, "state": {"players": {"\\ud800": {}}}}')
+    out, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                           "--impl", impl("canned"), "-k", "3.18/heal-at", "--max-restarts", "100",
+                           "--json", str(out), "--junit", str(junit)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    from conformance import results_io
+    data = results_io.read_results(out)
+    assert data["cases"] and all(c["outcome"] == "error" for c in data["cases"])
+    assert "lone surrogate" in data["cases"][0]["message"]
+    assert junit.read_text(encoding="utf-8").count("<testcase") == len(data["cases"])
+
+
+@pytest.mark.parametrize("hello, needle", [
+    ('{"ok": true, "protocol": 1, "implementation": {"name": "x\\ud800"}}',
+     "/implementation/name: a lone surrogate"),
+    ('{"ok": true, "protocol": 1, "implementation": {"name": "' + "n" * 100_000 + '"}}',
+     "beyond the limits: `implementation.name` is 100,000 characters long (the limit is 256)"),
+    ('{"ok": true, "protocol": 1, "verbs": ["' + '", "'.join(["v"] * 1001) + '"]}',
+     "`verbs` lists 1,001 entries (the limit is 1,000)"),
+    ('{"ok": true, "protocol": 1, "pipeline": NaN}', "NaN is not JSON"),
+    ('{"ok": true, "protocol": 1, "implementation": {"name": {"x": 1}}}',
+     "`implementation.name` must be text, not dict"),
+])
+def test_a_hello_beyond_strict_json_or_the_limits_is_refused(tmp_path, monkeypatch, hello,
+                                                            needle):
+    """A lone surrogate in hello crashed `kodex run`; a 1 MB name went into every output."""
+    with pytest.raises(ProtocolError) as info:
+        canned(tmp_path, monkeypatch, "{}", hello=hello)
+    assert needle in str(info.value)
+    assert len(str(info.value)) < 2000
+
+
+def test_a_hello_with_a_lone_surrogate_is_exit_3_with_results(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOSTILE_REPLY="{}",
+               HOSTILE_HELLO='{"ok": true, "protocol": 1, "implementation": {"name": "\\udfff"}}')
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                           "--impl", impl("canned"), "-k", "3.18/*", "--json", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr and "lone surrogate" in proc.stdout
+    from conformance import results_io
+    assert all(c["outcome"] == "not_run" for c in results_io.read_results(out)["cases"])
+
+
+def test_a_big_value_per_case_is_not_kept_whole(tmp_path, monkeypatch):
+    """A 10 MB value per case was kept whole: 53 cases gave a 450 MB results file."""
+    monkeypatch.setenv("HOSTILE_HUGE", str(10_000_000))  # the issue's 10 MB
+    reply = '{"seq": {seq}, "state": {"players": {"A": {"hp": "{big}"}}}, "events": []}'
+    with canned(tmp_path, monkeypatch, reply, timeout=30) as c:
+        report = runner.run_cases([case("a"), case("b"), case("c")], impl=c, progress=False)
+    from conformance import bounds
+    for oc in report.outcomes:
+        assert oc.outcome == "fail"                      # the verdict on the whole reply
+        actual = oc.difference["actual"]
+        assert isinstance(actual, str) and len(actual) <= bounds.MAX_VALUE_CHARS
+        assert "cut by kodex: 10,000,000 characters" in actual
+    assert len(atomicio.json_text(_strict_results(report))) < 100_000
+
+
+def test_an_errored_traceback_that_is_an_object_is_kept_as_text(tmp_path, monkeypatch):
+    """It broke the results schema (a traceback is text)."""
+    reply = '{"seq": {seq}, "errored": {"message": "boom", "traceback": {"frames": [1, 2]}}}'
+    with canned(tmp_path, monkeypatch, reply) as c:
+        report = runner.run_cases([case("a")], impl=c, progress=False)
+    [oc] = report.outcomes
+    assert oc.outcome == "error" and isinstance(oc.traceback, str) and "frames" in oc.traceback
+    _strict_results(report)
+
+
+def test_a_program_that_dies_before_hello_says_why(tmp_path):
+    """It was reported as "exit status None", with node's "Cannot find module" in a log
+    nobody mentioned."""
+    cmd = (f"{PY} -c " + shlex.quote("import sys; sys.stderr.write('internal/modules/cjs/loader\\n"
+                                     "Error: Cannot find module /x/engine.js\\n'); sys.exit(1)"))
+    with pytest.raises(ProtocolError) as info:
+        ProtocolClient(cmd, stderr_path=tmp_path / "log")
+    message = str(info.value)
+    assert "exited before answering hello (exit status 1)" in message
+    assert "its standard error ends: internal/modules/cjs/loader | Error: Cannot find module " \
+           "/x/engine.js" in message
+    assert "\n" not in message
+
+
+# ---------------------------------------------------------------- issue 25: what is left
+
+def test_a_grandchild_that_calls_setsid_does_not_survive(tmp_path):
+    """It left the process group, so the group kill missed it."""
+    pidfile = tmp_path / "pids"
+    try:
+        with client(tmp_path, "setsid-child", pidfile=pidfile, timeout=30) as c:
+            report = runner.run_cases([case("a")], impl=c, progress=False)
+            found = pids(pidfile, 2)
+        assert report.outcomes[0].outcome == "pass"
+        assert all_gone(found), "the setsid grandchild was left behind"
+    finally:
+        kill_left(pidfile)
+
+
+STOPPING_RUN = """
+import os, signal, sys
+import conformance.parallel
+conformance.parallel.WORKER_GRACE = 1.0
+from model import engine
+real = engine.run_case
+def stopping(*a, **k):              # the first worker to get here stops itself (SIGSTOP)
+    try:
+        os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        os.kill(os.getpid(), signal.SIGSTOP)
+    except FileExistsError:
+        pass
+    return real(*a, **k)
+engine.run_case = stopping
+from conformance.cli import main
+sys.exit(main(["run", "-q", "--jobs", "2", "--timeout", "0.5", "-k", "3.18/"]))
+"""
+
+
+def test_a_stopped_worker_does_not_make_the_harness_wait_forever(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", STOPPING_RUN, str(tmp_path / "stopped")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the harness waited for its stopped worker")
+    assert proc.returncode == 1, out + err
+    assert "Traceback" not in out + err
+    assert "sent nothing for 1.5 s" in out and "stopped or stuck" in out
+    assert group_gone(proc.pid)
+
+
+# ---------------------------------------------------------------- issue 25: the stderr log
+
+def test_the_stderr_log_never_writes_through_a_link(tmp_path, monkeypatch):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    log = tmp_path / "impl.log"
+    log.symlink_to(victim)
+    monkeypatch.setenv("HOSTILE_STDERR", "from the program\n")
+    with canned(tmp_path, monkeypatch, '{"seq": {seq}, "state": {}}', timeout=30) as c:
+        runner.run_cases([case("a")], impl=c, progress=False)
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert not log.is_symlink() and log.read_text(encoding="utf-8") == "from the program\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_two_runs_with_one_log_leave_one_runs_log(tmp_path, monkeypatch):
+    """Each run writes a log of its own, renamed into place when it ends (just before its
+    results): the log and the results at one path are of the same run."""
+    log = tmp_path / "r.stderr.log"
+    monkeypatch.setenv("HOSTILE_REPLY", '{"seq": {seq}, "state": {}}')
+    monkeypatch.setenv("HOSTILE_STDERR", "the first run, which ends last\n")
+    first = ProtocolClient(impl("canned"), timeout=30, stderr_path=log)
+    monkeypatch.setenv("HOSTILE_STDERR", "the second\n")
+    second = ProtocolClient(impl("canned"), timeout=30, stderr_path=log)
+    second.run("b", "kodex", {}, [])
+    first.run("a", "kodex", {}, [])
+    second.close()
+    assert log.read_text(encoding="utf-8") == "the second\n"
+    first.close()
+    assert log.read_text(encoding="utf-8") == "the first run, which ends last\n"
+
+
+def test_an_unwritable_stderr_log_stops_the_program_and_says_so(tmp_path):
+    """A read-only working directory and --impl without --json: the log failed after the
+    program had started, with a traceback, and the program was left running."""
+    (tmp_path / "reports").write_text("a file where the reports folder should be\n")
+    pidfile = tmp_path / "pids"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                               "--impl", impl("good", pidfile), "-k", "3.18/*"], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 5, output
+        assert "Traceback" not in output
+        assert "cannot write reports/runs/" in output and ".stderr.log" in output
+        assert all_gone(pids(pidfile)), "the program was left running"
+    finally:
+        kill_left(pidfile)
+
+
+def test_an_unwritable_ndjson_stream_leaves_no_program_running(tmp_path):
+    """The stream is opened after the implementation has started: its failure used to leave
+    the program running past the end of `kodex run`."""
+    (tmp_path / "blocker").write_text("a file where a folder should be\n")
+    pidfile = tmp_path / "pids"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:                                  # a program that outlives the end of its input
+        proc = subprocess.run([sys.executable, "-m", "conformance", "run", "-q", "--timeout", "60",
+                               "--impl", impl("ignore-term", pidfile), "-k", "3.18/*",
+                               "--ndjson", str(tmp_path / "blocker" / "s.ndjson")],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 5 and "Traceback" not in output, output
+        assert "cannot write" in output and "s.ndjson" in output
+        assert all_gone(pids(pidfile)), "the program was left running"
+    finally:
+        kill_left(pidfile)

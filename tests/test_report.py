@@ -111,9 +111,9 @@ def test_matrix_numbers_are_those_of_the_json(runs, site, catalog):
         for outcome, n in data["totals"].items():
             if n:
                 assert int(cell["data-o-" + outcome.replace("_", "-")]) == n
-    # the unknown outcome has its own count; the degraded run shows all the others too
+    # the degraded run shows every outcome (an unknown one is refused when the file is read:
+    # test_hostile_reports.py)
     fake_all = totals[1]
-    assert int(fake_all["data-o-mystery"]) == fake["totals"]["mystery"]
     for outcome in ("fail", "error", "skip", "xfail", "timeout", "xpass", "not-run"):
         assert int(fake_all[f"data-o-{outcome}"]) > 0
 
@@ -261,6 +261,7 @@ def test_two_runs_of_one_implementation_get_a_diff_page(runs, tmp_path):
     broke = [c for c in later["cases"] if c["outcome"] == "pass"][-3:]
     for c in broke:
         c["outcome"] = "fail"
+    later["totals"] = dict(Counter(c["outcome"] for c in later["cases"]))   # they must agree
     p3 = tmp_path / "fake2.json"
     p3.write_text(json.dumps(later), encoding="utf-8")
     out = tmp_path / "site"
@@ -321,7 +322,7 @@ def test_cli_writes_site_and_names_index(runs, tmp_path, capsys):
 
 @pytest.mark.parametrize("content, needle", [
     ('{"schema": "hkk-results/9", "cases": []}', "field 'schema'"),
-    ('{"schema": "hkk-results/1",\n "cases": [}', ":2:"),
+    ('{"schema": "hkk-results/1",\n "cases": [}', "line 2"),
     ('{"schema": "hkk-results/1", "cases": [{"case_id": "x"}]}', "cases[0].outcome"),
     ('[1, 2]', "JSON object"),
 ])
@@ -532,7 +533,7 @@ def test_cli_picks_up_strength_next_to_the_results(runs, tmp_path, capsys):
      "field 'schema'"),
     ('{"schema": "hkk-strength/1", "overall": {}, "titles": {}, "clauses": [], "mutants": []}',
      "field 'titles'"),
-    ('{"schema": "hkk-strength/1",\n "overall": [}', ":2:"),
+    ('{"schema": "hkk-strength/1",\n "overall": [}', "line 2"),
     ('[1]', "JSON object"),
 ])
 def test_bad_strength_file_named_and_nothing_written(runs, tmp_path, capsys, content, needle):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from conformance import runner
+from conformance import results_io, runner
 from conformance.loader import Case
 
 from tiny_corpus import tiny_cases
@@ -151,13 +151,13 @@ def test_results_json_shape(tmp_path):
     assert "T" in data["started"]
     assert set(data["totals"]) == {"pass", "fail", "error", "skip", "timeout", "xfail", "xpass",
                                    "not_run"}
-    assert runner.results_schema_problem(data) is None
+    assert results_io.results_problem(data) is None
     assert sum(data["totals"].values()) == len(data["cases"]) == 3
     case = data["cases"][0]
     for key in ("case_id", "clause", "title", "file", "line", "outcome", "difference",
                 "message", "ruleset", "duration_ms"):
         assert key in case
-    assert runner.read_results(out)["totals"] == data["totals"]
+    assert results_io.read_results(out)["totals"] == data["totals"]
 
 
 def test_on_outcome_callback_sees_every_case(tmp_path):

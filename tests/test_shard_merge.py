@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conformance import cli, runner
+from conformance import cli, results_io, runner
 
 CASES = """\
 format: hkk-case/1
@@ -72,7 +72,7 @@ def test_shards_then_merge_equal_the_whole_run(corpus, tmp_path, capsys):
     merged = tmp_path / "merged.json"
     rc = cli.main(["merge", *map(str, parts), "--json", str(merged)])
     assert rc == 1                                      # the failing case is still a fail
-    data = runner.read_results(merged)                  # schema-valid hkk-results/2
+    data = results_io.read_results(merged)                  # schema-valid hkk-results/2
     base = json.loads(whole.read_text(encoding="utf-8"))
     assert data["totals"] == base["totals"]
     assert data["profiles"] == base["profiles"]
@@ -128,7 +128,7 @@ def test_merge_refuses_totals_that_disagree_and_unreadable_files(tmp_path, capsy
     b = _results(tmp_path, "b.json", cases=[_case("c/2", "pass")])
     out = tmp_path / "m.json"
     assert cli.main(["merge", str(a), str(b), "--json", str(out)]) == 2
-    assert "totals disagree" in capsys.readouterr().err
+    assert "/totals/pass: 7, but 1 of the cases" in capsys.readouterr().err
     junk = tmp_path / "junk.json"
     junk.write_text("{", encoding="utf-8")
     assert cli.main(["merge", str(b), str(junk), "--json", str(out)]) == 2
@@ -150,7 +150,7 @@ def test_merge_exit_status_and_recomputed_totals(tmp_path, capsys, outcomes, ext
     b = _results(tmp_path, "b.json", cases=[_case("c/2", outcomes[1])], **extra)
     out = tmp_path / "m.json"
     assert cli.main(["merge", str(a), str(b), "--json", str(out)]) == status
-    data = runner.read_results(out)
+    data = results_io.read_results(out)
     assert data["totals"] == runner.tally(outcomes)
     assert data["duration_ms"] == 10.0
     assert data["profiles"]["state"]["cases"] == 2

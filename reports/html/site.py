@@ -101,22 +101,23 @@ class ReportInputError(Exception):
 # inputs
 
 def _read_json(path: str | Path, what: str) -> Any:
-    p = Path(path)
+    """A side file (prove, amendment, strength): bounded, strict JSON
+    (``conformance.results_io.read_json_file``); a problem names the file."""
+    from conformance.infile import InputFileError
+    from conformance.results_io import read_json_file
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportInputError(f"{path}: no such file ({what})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportInputError(f"{path}: cannot read the {what}: {exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportInputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); "
-                               f"expected a {what}") from None
+        return read_json_file(path, what)
+    except InputFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def load_results(path: str | Path) -> dict:
-    """A results file (``hkk-results/1`` or ``/2``), checked enough to report on."""
+    """A results file (``hkk-results/1`` or ``/2``), checked enough to report on: read as every
+    command reads a file from outside (a regular file, bounded, strict JSON:
+    ``conformance.results_io.read_json_file``), then the fields the pages use — each case an
+    object with a ``case_id`` and a known ``outcome``, no ``case_id`` twice. A report also takes
+    the small results files people write by hand, so the whole results schema is not required
+    (``kodex diff`` and ``merge``, which compute with every field, use ``read_results``)."""
     data = _read_json(path, "results file")
     if not isinstance(data, dict):
         raise ReportInputError(f"{path}: a results file is a JSON object")
@@ -127,12 +128,20 @@ def load_results(path: str | Path) -> dict:
     cases = data.get("cases")
     if not isinstance(cases, list):
         raise ReportInputError(f"{path}: field 'cases' must be a list")
+    seen: set[str] = set()
     for i, c in enumerate(cases):
         if not isinstance(c, dict):
             raise ReportInputError(f"{path}: cases[{i}] is not an object")
         for key in ("case_id", "outcome"):
             if not isinstance(c.get(key), str) or not c.get(key):
                 raise ReportInputError(f"{path}: cases[{i}].{key} is missing or not a string")
+        if c["outcome"] not in WORDS:
+            raise ReportInputError(f"{path}: /cases/{i}/outcome: {c['outcome'][:80]!r} is not an "
+                                   f"outcome ({', '.join(WORDS)})")
+        if c["case_id"] in seen:
+            raise ReportInputError(f"{path}: /cases/{i}/case_id: {c['case_id'][:200]!r} twice "
+                                   "(a later outcome would hide an earlier one)")
+        seen.add(c["case_id"])
     impl = data.get("implementation")
     if impl is not None and not isinstance(impl, dict):
         raise ReportInputError(f"{path}: field 'implementation' must be an object")
