@@ -68,5 +68,3 @@ def test_the_feature_names_are_one_list():
     page = (ROOT / "docs/spec/hkk-profiles.md").read_text(encoding="utf-8")
     table = page.split("\n## Features\n", 1)[1]
     assert tuple(re.findall(r"^\| `([a-z_]+)` \|", table, flags=re.M)) == F.FEATURES
-    node = (ROOT / "examples/hkk-node/README.md").read_text(encoding="utf-8")
-    assert all(f"`{f}`" in node for f in F.FEATURES)
