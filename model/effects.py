@@ -40,6 +40,7 @@ from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
+from .shapes import COUNTED_MARK
 from .state import PLAYERS, TABLE_ZONES, card_from_def
 from .zones import Cause, check_leaves, enter_new, move_card, shuffle_deck
 
@@ -594,7 +595,6 @@ def _where(verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
 
 # the count of these verbs is a spell's amount its player's modifiers change (111.3, 111.5)
 _SPELL_COUNTS = {"discard": "spell_discard", "draw": "spell_draw"}
-COUNTED_MARK = "_counted"           # the step's count is already the modified one (a rest, a decision)
 
 
 def _spell_count(g: Game, verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:

@@ -16,6 +16,9 @@ from .priority import ABILITY_KINDS
 PLAYERS = ("A", "B")
 NUMBERS = ("damage", "hp", "max_hp", "max_vp")      # of a card (damage, hp); of a player (max_hp, max_vp)
 AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken", "spell_discard", "spell_draw")
+# on a discard / draw step: its count is not a spell effect's to modify (again) — the spell's
+# modifier was applied (a rest, a decision), or a keyword ability's number sets it (134.10)
+COUNTED_MARK = "_counted"
 PROHIBITIONS = ("attack", "heal", "draw", "be_passivated", "play")
 # the characteristics of a spell (111, model/spells.py) and the clause of each; `prohibit: play`
 # names those of the spells it forbids (`spells: [...]`)
