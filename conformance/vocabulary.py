@@ -711,6 +711,10 @@ def _effect_schemas(version: int = 1) -> dict:
         "oneOf": [{"required": ["number"], "oneOf": [{"required": ["add"]}, {"required": ["set"]}]},
                   {"required": ["grant"]}, {"required": ["lose"]}, {"required": ["prohibit"]},
                   {"required": ["require"]}],
+        # `spells` with `prohibit: play` only, and always there (111; model/shapes.py)
+        "if": {"required": ["prohibit"], "properties": {"prohibit": {"const": "play"}}},
+        "then": {"required": ["spells"]},
+        "else": {"not": {"required": ["spells"]}},
     }
     lasting = {
         "title": "A timed effect in force (99.4; project addition)",

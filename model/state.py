@@ -436,6 +436,9 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             cards[cid].active = True  # activity is a property of permanents only
             if cards[cid].attached_to:
                 raise InputProblem(f"/cards/{cid}/attached_to: only a card on the table sits on another")
+            if cards[cid].original is not None:
+                raise InputProblem(f"/cards/{cid}/original: only a card on the table is in a form it was "
+                                   "played as (rb7:ketfelekeppen-hasznalhato-lapok)")
     removed = [str(x) for x in given.get("removed") or []]
     for cid in removed:
         if cid not in cards:
