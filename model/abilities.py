@@ -218,8 +218,8 @@ def _mixed_pay(g: Game, cid: str, ab: dict[str, Any], a: dict[str, Any]
             or any(k not in COMBAT_COST_KINDS for k in kinds):
         raise InputProblem(f"{cid}: cost_kinds: a list of {', '.join(COMBAT_COST_KINDS)}, each once")
     pay = a.get("pay")
-    if pay is None:
-        return kinds, None
+    if pay is None or pay == {}:
+        return kinds, None                      # no mix named (as before 129.4 was expressible)
     if not isinstance(pay, dict) or any(k not in COMBAT_COST_KINDS or isinstance(v, bool)
                                         or not isinstance(v, int) or v < 0 for k, v in pay.items()):
         raise InputProblem(f"pay: a combat ability is paid {{{': n, '.join(COMBAT_COST_KINDS)}: n}}, "
