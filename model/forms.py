@@ -5,7 +5,7 @@ Clauses covered:
   {kind: {fields}}`, `play: {as: kind}`) is its original form while it is in the hand, the deck or
   the graveyard (and the Void); from the moment it is played it is the form it was played as (its
   kind, cost, effects, abilities, ...); when it leaves the table, or resolves into the graveyard,
-  it is the original again. Taking the form is the play's (model/play.py, `choose`); taking the
+  it is the original again. Taking the form is the play's (`choose`, from model/play.py); taking the
   original back is a zone rule: the one zone mover does it (model/zones.py `move_card`, `restore`).
 - 111.7: a modal card (`modes: [{effects, needs_target}]`, `play: {mode: i}`) is played with the
   effects of the mode chosen at its play (model/spells.py reads the characteristics from them).
@@ -14,7 +14,8 @@ Clauses covered:
 
 A form is a set of Card attributes (FORM_FIELDS): taking one records the attributes it replaces in
 `card.original` (only the first time: the printed values), `restore` puts them back. This module
-reads and changes Card objects only; it imports no other engine module (model/state.py imports it).
+reads and changes Card objects only; it imports no engine module but model/errors.py
+(model/state.py imports it).
 """
 from __future__ import annotations
 
