@@ -53,7 +53,19 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
 ``strong_steps``
     a step with ``strong: true`` (101.0, 102.1);
 ``step_limits``
-    a step with ``limit`` (mk:5.11.A for steps, mk:5.12.D).
+    a step with ``limit`` (mk:5.11.A for steps, mk:5.12.D);
+``spells``
+    the characteristics of spells (111): a card with ``modes``, a ``play`` with ``mode``, an entry
+    ``prohibit: play`` (its ``spells``), the numbers ``spell_discard`` / ``spell_draw``, or a
+    ``played`` event naming ``characteristics`` in ``then``;
+``two_way``
+    cards usable two ways (rb7:ketfelekeppen-hasznalhato-lapok): a card with ``play_as`` or
+    ``original``, or a ``play`` with ``as``;
+``copies``
+    copies (131.11): the verbs ``copy`` / ``copy_abilities``, the keyword ``uncopyable``, or an
+    ``abilities_copied`` event;
+``mixed_costs``
+    a combat ability whose cost names its kinds (``cost_kinds``, 129.3–129.4).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -64,18 +76,21 @@ from typing import Any
 
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
             "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
-            "zone_scopes", "conditions", "rule_numbers", "strong_steps", "step_limits")
+            "zone_scopes", "conditions", "rule_numbers", "strong_steps", "step_limits", "spells",
+            "two_way", "copies", "mixed_costs")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
                   "choose": "decisions", "resolve_conflict": "priority",
-                  "prevent": "reactions", "modify": "reactions", "make_up": "triggers"}
+                  "prevent": "reactions", "modify": "reactions", "make_up": "triggers",
+                  "copy": "copies", "copy_abilities": "copies"}
 # an event named in then.events / then.no_events -> the feature
 _EVENT_FEATURES = {"combat_step": "combat_steps", "decision_pending": "decisions",
                    "conflict_resolved": "priority",
                    **{e: "reactions" for e in ("queued", "resolved", "prevented", "prevent_set",
                                                "modify_set", "returned")},
-                   **{e: "triggers" for e in ("triggered", "missed", "made_up")}}
+                   **{e: "triggers" for e in ("triggered", "missed", "made_up")},
+                   "abilities_copied": "copies"}
 # top-level keys of given / then -> the feature
 _STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisions",
                    "queue": "reactions", "missed": "triggers"}
@@ -116,6 +131,10 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
                         found.add("combat_steps")
                     if verb == "activate" and args.get("ability") == "regeneration":
                         found.add("windows")
+                    if verb == "play" and "mode" in args:
+                        found.add("spells")
+                    if verb == "play" and "as" in args:
+                        found.add("two_way")
                     found.update(f for k, f in _ARG_FEATURES.items() if k in args)
         # a card's `continuous` is a list (`resolve_conflict`'s entries carry a flag of that name)
         if isinstance(node.get("continuous"), list) and node["continuous"]:
@@ -134,6 +153,15 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("zone_scopes")
         if "kind" in node and (node.get("colors") or node.get("condition")):
             found.add("conditions")
+        if node.get("modes") or node.get("prohibit") == "play" or "spells" in node \
+                or node.get("number") in ("spell_discard", "spell_draw"):
+            found.add("spells")
+        if node.get("play_as") or node.get("original"):
+            found.add("two_way")
+        if node.get("keyword") == "uncopyable":
+            found.add("copies")
+        if "cost_kinds" in node and isinstance(node.get("keyword"), str):
+            found.add("mixed_costs")
         if node.get("reaction") is True and "kind" in node:
             found.add("reactions")                # an instant reaction card
         if isinstance(node.get("keyword"), str):  # an ability entry
@@ -178,6 +206,8 @@ def needs(given: Any, when: Any, then: Any) -> list[str]:
             for ev in then.get(key) or []:
                 if isinstance(ev, dict) and ev.get("event") in _EVENT_FEATURES:
                     found.add(_EVENT_FEATURES[ev["event"]])
+                if isinstance(ev, dict) and ev.get("event") == "played" and "characteristics" in ev:
+                    found.add("spells")
         _walk(then.get("cards"), found, verbs)
     return [f for f in FEATURES if f in found]
 

@@ -25,8 +25,8 @@ docs/engine-semantics.md (extra verbs and state fields, via
 * Checks: YAML syntax; duplicate mapping keys and non-string keys; ``format``;
   the JSON Schema; unknown verbs and malformed steps; undefined card ids (in
   zones, ``attached_to``, card-valued step arguments, ``then.cards``,
-  ``then.removed`` and ``then`` zones; a ``create`` step defines its id from
-  that step on); a card listed in two zones or twice; ``then.error.step``
+  ``then.removed`` and ``then`` zones; a ``create`` step, and a ``copy`` step
+  with its ``id``, define that id from that step on); a card listed in two zones or twice; ``then.error.step``
   beyond the steps; duplicate case ids across all files; clause ids
   (``clause``, ``also``) missing from the Kódex catalog; the closed
   vocabularies of ``conformance/vocabulary.py`` (keywords, counters, card
@@ -726,13 +726,15 @@ def _check_case(case: Any, cptr: str, f: _File) -> set[str]:
                                 f"undefined card id {cid!r}" + (
                                     " (created by a later step)" if _created_later(
                                         when, i, cid) else ""))
+            new, at = None, ()
             if verb == "create" and isinstance(args.get("card"), dict):
-                new = args["card"].get("id")
-                if isinstance(new, str):
-                    if new in defined:
-                        f.error(join(vptr, "card", "id"),
-                                f"card id {new!r} is already defined")
-                    defined.add(new)
+                new, at = args["card"].get("id"), ("card", "id")
+            elif verb == "copy":
+                new, at = args.get("id"), ("id",)
+            if isinstance(new, str):
+                if new in defined:
+                    f.error(join(vptr, *at), f"card id {new!r} is already defined")
+                defined.add(new)
 
     # then
     then = case.get("then")
@@ -819,6 +821,8 @@ def _created_later(when: list, i: int, cid: str) -> bool:
             c = step["create"].get("card")
             if isinstance(c, dict) and c.get("id") == cid:
                 return True
+        if isinstance(step, dict) and isinstance(step.get("copy"), dict) and step["copy"].get("id") == cid:
+            return True
     return False
 
 

@@ -112,14 +112,19 @@ _SPEC_ACTIONS = (
           Arg("answers", "string", "hkk-case/2: a reaction card: the queue entry (or card) it "
                                    "answers (default: the top of the queue)", since=2),
           Arg("with", "cards", "hkk-case/2: the further cards the played card brings into play "
-                               "(4.21.2)", since=2)),
+                               "(4.21.2)", since=2),
+          Arg("as", "string", "project addition: the kind a card usable two ways is played as "
+                              "(`play_as`, rb7:ketfelekeppen-hasznalhato-lapok)"),
+          Arg("mode", "count", "project addition: the mode chosen for a modal card (`modes`, "
+                               "111.7), its index")),
          ("card",)),
     Verb("activate", "action", "activate an ability of a card",
          (_p(), Arg("card", "card", "the card whose ability is activated"),
           Arg("ability", "ability", "the ability: index or keyword"),
           Arg("targets", "targets", "the targets chosen"),
           Arg("x", "integer", "the value of X"),
-          Arg("pay", "any", "choices of how the ability's cost is paid (builders, sacrifice)"),
+          Arg("pay", "any", "choices of how the ability's cost is paid (builders, sacrifice; a "
+                            "combat ability's mix of kinds `{vp, components}`, 129.4)"),
           Arg("wait", "boolean", "hkk-case/2: the ability waits on the reaction queue for answers "
                                  "before it takes effect (4.21.1, 136.5)", since=2),
           Arg("answers", "string", "hkk-case/2: a reaction ability: the queue entry (or card) it "
@@ -263,6 +268,19 @@ _PROJECT = (
           Arg("ability", "ability", "an ability of the card (index or keyword) instead of its effects"),
           Arg("targets", "targets", "the targets chosen again (106.2)")),
          ("card",), ("106",)),
+    Verb("copy", "project",
+         "a token copy of a card, as it is now, comes into being under `player`'s control (131.11; "
+         "96.6, 96.7); an `uncopyable` card is not copied",
+         (_p("the player who gets the copy (its owner and controller; default: the step's `by`)"),
+          Arg("card", "card", "the card copied"),
+          Arg("id", "string", "the copy's id (a card id the case does not define)")),
+         ("card", "id"), ("131.11", "96")),
+    Verb("copy_abilities", "project",
+         "the permanent `to` gets the abilities of the card `from` while it stays on the table "
+         "(131.11: not from an `uncopyable` card, not even in part)",
+         (Arg("from", "card", "the card whose abilities are copied"),
+          Arg("to", "card", "the permanent that gets them")),
+         ("from", "to"), ("131.11", "128.1")),
     Verb("pass", "project",
          "the player does not wish to act further in this phase (4.11.7); two passes in a row "
          "end the phase (4.11.8)",

@@ -104,7 +104,7 @@ KEYWORDS: dict[str, Keyword] = {
     "compensation": Keyword(("hp", "vp"), "135.4", "when the opponent's source does it, the card's controller heals `hp` and gains `vp`"),
     "regeneration": Keyword(("x",), "136.6", "activated by the controller after the creature is damaged (`activate: {ability: regeneration, x: n}`): heals n Ép for X VP per Ép (136.6; `x` absent: 1), at most 4 a turn (136.7); a life-saving action"),
     "shadow": Keyword(("cost",), "136.9", "activated: pays `cost`; the creature goes back to its owner's hand (not leaving play for related effects)"),
-    "direct_damage": Keyword(("x", "element"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X; `x` absent: X = 0) pays n VP and deals n to the creature or player the card fights"),
+    "direct_damage": Keyword(("x", "element", "cost_kinds"), "129", "combat ability: `activate` with `x: n` (0 ≤ n ≤ X; `x` absent: X = 0) pays n VP (or the kind `cost_kinds` names first; with several, `activate.pay` mixes them, 129.4) and deals n to the creature or player the card fights"),
     "immunity": Keyword(("to",), "132.0", "immune to what `to` names (see the immunity table)"),
     "poison_immunity": Keyword((), "132.3", "the same as `{keyword: immunity, to: poison}`"),
     "undamageable": Keyword((), "132.12", "damage to it is always 0"),
@@ -119,6 +119,7 @@ KEYWORDS: dict[str, Keyword] = {
     "see_invisible": Keyword((), "131.4", "in the guard post: invisible attackers must attack like the others"),
     "resurrection": Keyword((), "131.8", "may be played from the graveyard (`play.from: graveyard`)"),
     "no_control_change": Keyword((), "131.10", "its controller cannot change"),
+    "uncopyable": Keyword((), "131.11", "Nem másolható: no copy of the card is made (`copy`) and its abilities are not copied even in part (`copy_abilities`); works in the graveyard, hand and deck too ([hkk-cards.md](hkk-cards.md#copies-copy-and-copy_abilities-13111))"),
     "neutralization": Keyword((), "134.15", "marks a card as a neutralizer: as a reaction its play, and a reaction ability of it, is a neutralization, which anti-neutralization bars; anti-neutralization makes players discard such cards"),
 }
 # fields any ability entry may carry: 127.0.0 delay / temporary
@@ -142,6 +143,7 @@ ABILITY_FIELD_MEANING: dict[str, str] = {
     "common": "`true`: any player may use it, paying its cost (137.4)",
     "delay": "X delay counters when played; works once none is left (127.1)",
     "temporary": "X temporary counters when played; works while one is left (127.2)",
+    "cost_kinds": "`direct_damage`: the kinds of its cost, `vp` (the default) and / or `components`, the first paying when `activate.pay` is absent; with several, `activate.pay: {vp: n, components: m}` mixes them (129.3, 129.4)",
 }
 KEYWORD_ALIASES: dict[str, str] = dict(_ENGINE_ALIASES)
 assert set(KEYWORD_ALIASES.values()) <= set(KEYWORDS), "an alias names an unknown keyword"
@@ -195,7 +197,7 @@ EVENTS: dict[str, Event] = {
                  "a card changed place; `from`/`to` are zone names (`to` may be `removed`; `from` is `created` for a new card); `counts_as` where a rule says it counts as another zone (4.16.2, 4.15.1)"),
     "removed_from_game": _ev("card clause", None, "the card left the game (premade 96.8, standalone token rb7:jelzo)"),
     "created": _ev("card player zone", None, "a card came into being (96.6)"),
-    "played": _ev("player card from", "player card", "a card was played (its cost paid)"),
+    "played": _ev("player card from characteristics", "player card", "a card was played (its cost paid); an instant or sorcery carries its `characteristics` (111, [hkk-cards.md](hkk-cards.md#spell-characteristics-111))"),
     "drew": _ev("player card", None, "a draw (4.12); not for the opening hand"),
     "discarded": _ev("player card to", None, "a card discarded from the hand (4.17)"),
     "milled": _ev("player card to", None, "a card milled from the deck (4.18, 4.13.2)"),
@@ -231,6 +233,7 @@ EVENTS: dict[str, Event] = {
     "passivated": _ev("card", None, "an active permanent turned passive"),
     "activated": _ev("card", None, "a passive permanent turned active"),
     "ability_activated": _ev("card ability player", None, "an activated ability was used"),
+    "abilities_copied": _ev("card source abilities", "card source", "the permanent `card` got the abilities of `source` (`copy_abilities`, 131.11); `abilities` their keywords"),
     "combat_ability": _ev("card target amount element", "card target amount", "a combat ability was used (129)"),
     "attack_declared": _ev("attacker target", None, "an attack"),
     "strike_back_chosen": _ev("defender attacker player", None, "the defender's choice of whom it strikes back"),
@@ -279,7 +282,7 @@ MOVE_CAUSES: dict[str, str] = {
     "effect": "`move` to the graveyard, Void or table from elsewhere; enchantments falling off; vision cards at the end of turn",
     "exchange": "the `exchange` action",
     "steal": "`steal` (and `move` to a table zone of the other player)",
-    "create": "`create`: the card comes into being (`from: created`)",
+    "create": "`create`, `copy`: the card comes into being (`from: created`)",
     "attached": "a card attached to one that leaves goes to the graveyard (5.5.5) or changes controller with it",
     "shadow": "the shadow ability: back to the owner's hand (136.9)",
     "prevented": "hkk-case/2: a prevented card from the reaction queue to its owner's graveyard (4.21.2)",
@@ -298,6 +301,7 @@ MOVE_CAUSE_BY_VERB: dict[str, str] = {
     "exchange": "exchange",
     "steal": "steal",
     "create": "create",
+    "copy": "create",
     "activate": "shadow (the shadow ability); the causes of the ability's effects",
     "advance": "draw, destroy, effect (vision cards)",
 }
@@ -338,6 +342,9 @@ CARD_FIELDS: dict[str, str] = {
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
     "colors": "project addition: the card's colours; a card of two colours is both (rb7:ketszinu-lapok) and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "condition": "project addition: the card's play conditions, each `{colors: [...]}` or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
+    "play_as": "project addition: kind → the card's fields in another form it may be played as (`play.as`; rb7:ketfelekeppen-hasznalhato-lapok, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
+    "modes": "project addition: the modes of a modal card, `[{effects, needs_target}]`, one chosen at its play (`play.mode`; 111.7, [hkk-cards.md](hkk-cards.md#modal-spells-modes-1117))",
+    "original": "project addition: a card on the table in a form it was played as, with copied abilities or a mode chosen: the fields (and `kind`) it takes back when it leaves the table (returned; accepted in `given`, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
 }
 RETURNED_CARD_FIELDS: dict[str, str] = {
     "zone": "where the card is: a zone name or `removed`",
@@ -541,6 +548,16 @@ def check_card(card: Any, ptr: str, returned: bool = False,
         for j, ab in enumerate(abilities):
             if isinstance(ab, dict) and isinstance(ab.get("effects"), list):
                 yield from check_steps(ab["effects"], _ptr(ptr, "abilities", j, "effects"), version)
+    if returned:
+        return
+    for j, mode in enumerate(card.get("modes") if isinstance(card.get("modes"), list) else []):
+        if isinstance(mode, dict):
+            yield from check_steps(mode.get("effects"), _ptr(ptr, "modes", j, "effects"), version)
+    forms = card.get("play_as")
+    for kind, form in (forms.items() if isinstance(forms, dict) else ()):
+        yield from check_card(form, _ptr(ptr, "play_as", kind), version=version)
+    if isinstance(card.get("original"), dict):
+        yield from check_card(card["original"], _ptr(ptr, "original"), version=version)
 
 
 def check_steps(steps: Any, ptr: str, version: int = 1) -> Iterator[Problem]:
@@ -628,6 +645,8 @@ def _ability_schema() -> dict:
         "effects": {"type": "array", "items": {"$ref": "#/$defs/step"}},
         "timing": {"enum": list(TIMINGS)},
         "needs_target": {"type": "boolean"}, "common": {"type": "boolean"},
+        "cost_kinds": {"type": "array", "minItems": 1, "uniqueItems": True,
+                       "items": {"enum": ["vp", "components"]}},
     }
     props = {k: {"description": ABILITY_FIELD_MEANING[k], **v} for k, v in field_schema.items()}
     branches = []
@@ -698,11 +717,19 @@ def _effect_schemas(version: int = 1) -> dict:
                        "grant": {"type": "array", "items": {"$ref": "#/$defs/ability"}},
                        "lose": {"type": "array", "items": {"type": "string", "minLength": 1}},
                        "prohibit": {"enum": list(shapes.PROHIBITIONS)},
+                       "spells": {"type": "array", "minItems": 1,
+                                  "items": {"enum": list(shapes.CHARACTERISTICS)},
+                                  "description": "with `prohibit: play`: the characteristics of the "
+                                                 "spells it forbids (111)"},
                        "require": {"enum": list(shapes.REQUIREMENTS)}},
         "additionalProperties": False,
         "oneOf": [{"required": ["number"], "oneOf": [{"required": ["add"]}, {"required": ["set"]}]},
                   {"required": ["grant"]}, {"required": ["lose"]}, {"required": ["prohibit"]},
                   {"required": ["require"]}],
+        # `spells` with `prohibit: play` only, and always there (111; model/shapes.py)
+        "if": {"required": ["prohibit"], "properties": {"prohibit": {"const": "play"}}},
+        "then": {"required": ["spells"]},
+        "else": {"not": {"required": ["spells"]}},
     }
     lasting = {
         "title": "A timed effect in force (99.4; project addition)",
@@ -741,6 +768,23 @@ def _effect_schemas(version: int = 1) -> dict:
             "anyOf": [{"enum": list(shapes.COMBAT_STEPS)}, {"type": "integer", "minimum": 1, "maximum": 7}]}
     return {"continuous_entry": entry, "lasting": lasting, "replacer": replacer, "delayed": delayed,
             "combat_step": step}
+
+
+def _form_schemas(card: dict) -> None:
+    """The card fields of the forms a card may be in (model/forms.py): `modes`, `play_as`,
+    `original` — each form a card's fields of that form."""
+    from model.forms import FORM_FIELDS   # the engine's own list: one source for both
+    card["modes"] = {"type": "array", "minItems": 2, "description": CARD_FIELDS["modes"], "items": {
+        "type": "object", "required": ["effects"], "additionalProperties": False,
+        "properties": {"effects": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+                       "needs_target": {"type": "boolean"}}}}
+    form = {"type": "object", "additionalProperties": False,
+            "properties": {name: copy.deepcopy(card[name]) for name in FORM_FIELDS}}
+    card["play_as"] = {"type": "object", "description": CARD_FIELDS["play_as"],
+                       "propertyNames": {"enum": list(KINDS)}, "additionalProperties": form}
+    original = copy.deepcopy(form)
+    original["properties"]["kind"] = copy.deepcopy(card["kind"])
+    card["original"] = {**original, "minProperties": 1, "description": CARD_FIELDS["original"]}
 
 
 def _counters_schema() -> dict:
@@ -813,6 +857,7 @@ def generated_schema(current: dict | None = None) -> dict:
                        **{v: {"type": "object"} for v in shapes_condition_steps()}},
         "additionalProperties": False}}
     card["base_cost"] = {**copy.deepcopy(card["cost"]), "description": RETURNED_CARD_FIELDS["base_cost"]}
+    _form_schemas(card)
     d["card_pattern"] = {
         "title": "A pattern over a returned card",
         "type": "object",
@@ -954,11 +999,11 @@ def _code(names) -> str:
     return ", ".join(f"`{n}`" for n in names) if names else "—"
 
 
-# the `clause` of every event: an addition of the reference engine (change 28 of hkk-versions.md)
+# the `clause` of every event: an addition of the reference engine (change 26 of hkk-versions.md)
 EVENT_CLAUSE_DOC = """
 ### The `clause` of an event
 
-An addition (change 28 of [hkk-versions.md](hkk-versions.md)): the reference
+An addition (change 26 of [hkk-versions.md](hkk-versions.md)): the reference
 engine gives every event the clauses that produced it, so that a judge can read
 why it happened (`kodex explain`). `clauses` lists them (ids of the catalog:
 `kodex clause ID`), the rule that named itself first; on an event whose row

@@ -2,7 +2,8 @@
 
 Clauses:
 - combat abilities: 129.0–129.7 (direct damage: up to X VP spent, that much
-  damage, 129.5; its element, 129.6; not an effect, 129.7), 136.2 (not an
+  damage, 129.5; paid in VP unless `cost_kinds` names other kinds, 129.3; with several
+  kinds `activate.pay: {vp: n, components: m}` mixes them, 129.4; its element, 129.6; not an effect, 129.7), 136.2 (not an
   activated ability), rb7:harci-kepessegek (in the combat phase, from the
   guard post only, only when there is combat), rb7:harci-fazis.IV (after the
   attack is declared; the attacker first: 4.11.6), rb7:direkt-sebzo-kepesseg
@@ -54,6 +55,7 @@ from .play import begin_action, check_timing, pay_cost, resolve_effects
 from .state import PLAYERS, TABLE_ZONES, Card, jcopy
 
 COMBAT_KEYWORDS = ("direct_damage",)
+COMBAT_COST_KINDS = ("vp", "components")          # the kinds a combat ability's cost may mix (129.4)
 TIMINGS = ("instant", "main", "preparation")
 _MISSING_CLAUSE = {"direct_damage": "129.2", "regeneration": "136.6"}
 
@@ -168,12 +170,16 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     begin_action(g, player)                                              # IV: the attacker first
     combat_steps.at_least(g, "IV")
     top = _int(ab, "x", 0)
-    n = _int(a, "x", top)
+    kinds, pay = _mixed_pay(g, cid, ab, a)                               # 129.3, 129.4
+    n = _int(a, "x", sum(pay.values()) if pay is not None else top)
     if n < 0:
         g.refuse("112.0", f"X is a non-negative whole number, not {n}", also=("129.5",))
     if n > top:
         g.refuse("129.5", f"{cid}'s direct damage spends 0 to {top} VP, not {n}",
                  also=("rb7:direkt-sebzo-kepesseg",))
+    if pay is not None and sum(pay.values()) != n:
+        g.refuse("129.4", f"the mixed payment {pay} gives {sum(pay.values())} points, the direct damage "
+                          f"is used for {n}")
     if _used(g, card, idx) >= int(ab.get("per_turn", 1)):
         g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} has used its direct damage this turn")
     if len(targets) != 1:
@@ -188,7 +194,7 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
     if chosen is not None and chosen != target:
         g.refuse("rb7:direkt-sebzo-kepesseg", f"{cid} strikes back at {chosen}: its direct damage may hit "
                                               "only that creature")
-    pay_cost(g, player, {"vp": n}, {})                                   # 129.3, 4.20.3
+    pay_cost(g, player, pay if pay is not None else {kinds[0]: n}, {})  # 129.3, 129.4, 4.20.3
     rec["direct_damage"][cid] = target
     if combat.target_of(st, cid) is None:
         rec["strike_back"][cid] = target                                 # it strikes only there
@@ -200,6 +206,29 @@ def _direct_damage(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any
                player=player)
         return
     _direct_hit(g, cid, target, n, ab.get("element"))
+
+
+def _mixed_pay(g: Game, cid: str, ab: dict[str, Any], a: dict[str, Any]
+               ) -> tuple[list[str], dict[str, int] | None]:
+    """129.3: a direct damage is paid in VP unless its description says otherwise (`cost_kinds`,
+    the kinds of its cost, the first the default); 129.4: with several kinds, `pay: {kind: n}` mixes
+    them. Returns the kinds and the payment named (None: all of the first kind)."""
+    kinds = ab.get("cost_kinds", ["vp"])
+    if not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds) \
+            or any(k not in COMBAT_COST_KINDS for k in kinds):
+        raise InputProblem(f"{cid}: cost_kinds: a list of {', '.join(COMBAT_COST_KINDS)}, each once")
+    pay = a.get("pay")
+    if pay is None or pay == {}:
+        return kinds, None                      # no mix named (as before 129.4 was expressible)
+    if not isinstance(pay, dict) or any(k not in COMBAT_COST_KINDS or isinstance(v, bool)
+                                        or not isinstance(v, int) or v < 0 for k, v in pay.items()):
+        raise InputProblem(f"pay: a combat ability is paid {{{': n, '.join(COMBAT_COST_KINDS)}: n}}, "
+                           f"non-negative integers, not {pay!r}")
+    for k in pay:
+        if k not in kinds and pay[k]:
+            g.refuse("129.3", f"{cid}'s direct damage is paid in {' or '.join(kinds)}, not in {k}",
+                     also=("129.4",))
+    return kinds, {k: v for k, v in pay.items() if v}
 
 
 def resolve_declared(g: Game) -> bool:

@@ -24,6 +24,7 @@ A card's `continuous` entries work while the card is on the table. Each entry is
     {number: damage_taken, add: N}                    damage dealt to the cards / players in scope
     {grant: [abilities]} / {lose: [keywords]}         abilities given or taken (128.1)
     {prohibit: attack | heal | draw | be_passivated}  an action forbidden (99.1)
+    {prohibit: play, spells: [characteristics]}       playing spells of those characteristics (111)
     {require: attack}                                 an action required
 
 with `scope` (`self` default, `attached`, `own_creatures`, `opponent_creatures`,

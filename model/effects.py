@@ -35,14 +35,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import (continuous, counters, damage, delayed, keywords, limits, numbers, overrides, queue,
+from . import (continuous, copies, counters, damage, delayed, keywords, limits, numbers, overrides, queue,
                replacement, resources, stats)
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
-from .state import PLAYERS, TABLE_ZONES, card_from_def, has_triggers
-from .zones import Cause, check_entry, check_leaves, move_card, shuffle_deck
+from .shapes import COUNTED_MARK
+from .state import PLAYERS, TABLE_ZONES, card_from_def
+from .zones import Cause, check_leaves, enter_new, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
 
@@ -95,9 +96,10 @@ def _spell_controller(g: Game, source: Any, by: str) -> str | None:
     return g.state.controller(source) or by
 
 
-def _spell_amount(g: Game, a: dict[str, Any], by: str, number: str) -> int:
-    """111.1.3–111.1.4, 111.2.3–111.2.4: the amount of a spell after the modifiers of its player."""
-    n = _count(a, "amount")
+def _spell_amount(g: Game, a: dict[str, Any], by: str, number: str, n: int | None = None) -> int:
+    """111.1.3–111.1.4, 111.2.3–111.2.4: the amount of a spell (`amount`, or `n`) after the
+    modifiers of its player (`spell_damage`, `spell_healing`, `spell_discard`, `spell_draw`)."""
+    n = _count(a, "amount") if n is None else n
     who = _spell_controller(g, a.get("source"), by)
     if who is None:
         return n
@@ -399,18 +401,8 @@ def do_create(g: Game, a: dict[str, Any], by: str) -> None:
     d.setdefault("owner", player)                          # 96.7
     if not d.get("standalone_token"):
         d.setdefault("premade", True)                      # 96.0
-    explicit_active = d.get("active")
     card = card_from_def(cid, d, default_owner=player, where="/card")
-    zone = a.get("zone") or ("reserve" if card.is_creature else "table")   # 96.6
-    zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
-    check_entry(g, card, zone)          # 4.9.1, 5.3.1, 5.4.1: a card that cannot lie there is not made
-    st.cards[cid] = card
-    if card.continuous or card.replace:
-        st.effect_cards = st.effect_cards | {cid}
-    if has_triggers(card):
-        st.trigger_cards = st.trigger_cards | {cid}
-    g.emit("created", card=cid, player=player, zone=zone)
-    move_card(g, cid, zone, Cause("create"), to_player=player, active=explicit_active)
+    enter_new(g, card, player, a.get("zone") or "table", d.get("active"))     # 96.6
 
 
 def do_passivate(g: Game, a: dict[str, Any], by: str) -> None:
@@ -579,6 +571,7 @@ EFFECTS: dict[str, Handler] = {
     "search": do_search, "shuffle": do_shuffle, "resolve_conflict": do_resolve_conflict,
     "add_effect": do_add_effect, "delay": do_delay, "repeat": do_repeat,
     "prevent": do_prevent, "modify": do_modify,
+    "copy": copies.do_copy, "copy_abilities": copies.do_copy_abilities,
 }
 # effects a replacement may replace at the step (damage: model/damage.py; destroy: settle) and
 # whom the event happens to
@@ -596,7 +589,7 @@ _PLAYER_VERBS = ("draw", "discard", "mill", "sacrifice", "sacrifice_hp", "sacrif
 def _where(verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
     """The fields of an `effect_prevented` event for the whole effect: what the step names."""
     where: dict[str, Any] = {}
-    card = args.get("card")
+    card = args.get("card", args.get("from"))              # copy_abilities: the card copied
     if isinstance(card, dict):
         card = card.get("id")                                # create: the definition's id
     if isinstance(card, str):
@@ -610,6 +603,24 @@ def _where(verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
     return where
 
 
+# the count of these verbs is a spell's amount its player's modifiers change (111.3, 111.5)
+_SPELL_COUNTS = {"discard": "spell_discard", "draw": "spell_draw"}
+
+
+def _spell_count(g: Game, verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
+    """A spell's discard / draw with the modifiers of its player applied to its `count`, once
+    (before a replacement reads it); named cards beyond the modified count are not discarded."""
+    named = args.get("cards")
+    count = _count(args, default=len(named) if isinstance(named, list) else 1)
+    n = _spell_amount(g, args, by, _SPELL_COUNTS[verb], count)
+    if n == count:
+        return args
+    out = {**args, "count": n, COUNTED_MARK: True}
+    if isinstance(named, list) and len(named) > n:
+        out["cards"] = named[:n]
+    return out
+
+
 def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     """Carry out one effect verb (used by the engine and by a resolving card's `effects`).
 
@@ -620,6 +631,8 @@ def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     handler = EFFECTS.get(verb)
     if handler is None:
         raise InputProblem(f"unknown effect verb {verb!r}")
+    if verb in _SPELL_COUNTS and not args.get("as_cost") and not args.get(COUNTED_MARK):
+        args = _spell_count(g, verb, args, by)
     if verb in _REPLACE_AT_STEP and not args.get(replacement.REPLACED_MARK):
         subject = args.get("player", by) if _REPLACE_AT_STEP[verb] == "player" else args.get("card")
         if isinstance(subject, str) and replacement.replace(

@@ -56,6 +56,7 @@ EVENT: dict[str, str] = {
     "activated": "4.9.3",
     "combat_ability": "129.0",
     "combat_ability_declared": "rb7:harci-fazis.IV",
+    "abilities_copied": "131.11",
     "attack_declared": "rb7:harci-fazis.II",
     "strike_back_chosen": "rb7:harci-fazis.VI",
     "strike": "rb7:harci-fazis.VI",

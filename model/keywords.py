@@ -73,6 +73,7 @@ from typing import Any, Callable
 from . import continuous, numbers, overrides, priority, resources, stats
 from .errors import InputProblem
 from .game import Game
+from .shapes import COUNTED_MARK
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
 
 ApplyEffect = Callable[[Game, str, dict, str], None]
@@ -450,7 +451,8 @@ def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, A
             _ask(g, p, kind, x, cards, clause, "_anti_discard", args, source, resume=resume)
             return
         if cards:
-            apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source}, p)
+            apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source,
+                                        COUNTED_MARK: True}, p)     # X is the keyword's, not a spell's count
         if len(cards) < x:                                            # 134.11
             g.emit("hand_revealed", player=p, cards=list(st.players[p].zones["hand"]), clause="134.11")
     if resume is not None and st.pending is None:
@@ -466,7 +468,8 @@ def anti_discard(g: Game, a: dict[str, Any], by: str, apply_effect: ApplyEffect)
     hand_ok = set(_eligible(g.state, p, kind))
     if len(chosen) != x or not set(chosen) <= hand_ok:
         g.refuse(AFTER_PLAY[kind], f"{p} discards exactly {x} of {sorted(hand_ok)}, not {chosen}")
-    apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"]}, p)
+    apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"],
+                                COUNTED_MARK: True}, p)
     _anti_queue(g, a["source"], x, kind, list(a.get("queue") or []), a.get("resume"), apply_effect)
 
 

@@ -34,12 +34,17 @@ Clauses:
   spell resolves), 132.11 (an untargetable card is refused as a target),
   132.2, 132.4–132.8 (an effect step of a card naming a card immune to it is
   skipped; an enchantment is not put on a card immune to it).
+- the form it is played in: rb7:ketfelekeppen-hasznalhato-lapok (`as`: a card
+  usable two ways is the kind it is played as from its play on), 111.7 (`mode`:
+  a modal card carries out the chosen mode), model/forms.py; 111, 99.1 (the
+  `played` event of a spell carries its characteristics, model/spells.py; a
+  prohibition of playing spells of one of them refuses the play).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from . import conditions, keywords, queue, resources, stats
+from . import conditions, forms, keywords, queue, resources, spells, stats
 from .shapes import COST_KEYS
 from .decisions import wait_for_answer
 from .effects import apply_effect
@@ -266,6 +271,7 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
     if frm == "graveyard" and resurrects and not card.has_subtype(VISION) \
             and (st.active != player or st.phase not in MAIN_PHASES):
         g.refuse("131.8", "a resurrecting creature is played from the graveyard only in its player's main phase")
+    choose_form(g, player, card, a)                     # rb7:ketfelekeppen-hasznalhato-lapok, 111.7, 99.1
     check_timing(g, player, card.kind)
     targets = list(a.get("targets") or [])
     reacting = bool(st.queue) and queue.is_reaction_card(card)
@@ -288,10 +294,18 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
     pay = dict(a.get("pay") or {})
     pay_cost(g, player, stats.cost(g.state, card, g.rules), pay)        # 99.7: the cost as it is now
     conditions.fulfil(g, player, card, pay)                              # mk:5.01.C, mk:5.12.B
-    g.emit("played", player=player, card=cid, **{"from": frm})
+    g.emit("played", player=player, card=cid, **{"from": frm}, characteristics=spells.characteristics(card))
     if extras:
         entry["with"] = [{"card": x} for x in extras]
     return entry
+
+
+def choose_form(g: Game, player: str, card, a: dict[str, Any]) -> None:
+    """From the moment it is played the card is the form it is played as (`as`,
+    rb7:ketfelekeppen-hasznalhato-lapok) with the mode chosen (`mode`, 111.7), model/forms.py; a
+    prohibition of playing spells of its characteristics refuses it (99.1, model/spells.py)."""
+    forms.choose(g, card, a.get("as"), a.get("mode"))
+    spells.check_play(g, player, card)
 
 
 def _extras(g: Game, player: str, cid: str, ids: Any) -> list[str]:

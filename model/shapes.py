@@ -22,8 +22,16 @@ CARD_RULE_NUMBERS = ("regeneration_cap",)                     # 136.7
 PLAYER_RULE_NUMBERS = ("guard_post_size", "draw_per_turn")   # 5.4.3, rb7:huzasi-fazis
 NUMBERS = (("damage", "hp", "max_hp", "max_vp") + COST_NUMBERS  # of a card (damage, hp, cost_*); of a player
            + CARD_RULE_NUMBERS + PLAYER_RULE_NUMBERS)
-AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken")
-PROHIBITIONS = ("attack", "heal", "draw", "be_passivated")
+AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken", "spell_discard", "spell_draw")
+# on a discard / draw step: its count is not a spell effect's to modify (again) — the spell's
+# modifier was applied (a rest, a decision), or a keyword ability's number sets it (134.10)
+COUNTED_MARK = "_counted"
+PROHIBITIONS = ("attack", "heal", "draw", "be_passivated", "play")
+# the characteristics of a spell (111, model/spells.py) and the clause of each; `prohibit: play`
+# names those of the spells it forbids (`spells: [...]`)
+CHARACTERISTICS = {"damaging": "111.1.0", "healing": "111.2.0", "discarding": "111.3.0",
+                   "exiling": "111.4.0", "drawing": "111.5.0", "searching": "111.6.0",
+                   "targeting": "111.7"}
 REQUIREMENTS = ("attack",)
 SCOPES = ("self", "attached", "own_creatures", "opponent_creatures", "all_creatures",
           "controller", "opponent", "players")
@@ -36,7 +44,7 @@ TABLE_SCOPE_ZONES = ("reserve", "guard_post", "table")
 UNTIL = ("end_of_turn", "end_of_phase")
 ENTRY_KINDS = ("number", "grant", "lose", "prohibit", "require")
 _ENTRY_FIELDS = {"id", "number", "add", "set", "limit", "grant", "lose", "prohibit", "require",
-                 "scope", "strong", "ability", "prohibiting", "settles"}
+                 "scope", "strong", "ability", "prohibiting", "settles", "spells"}
 LASTING_FIELDS = {"id", "source", "by", "effect", "affects", "until", "turns_left", "created"}
 
 REPLACEABLE = ("damage", "heal", "draw", "discard", "mill", "gain_vp", "destroy", "sacrifice",
@@ -82,6 +90,12 @@ def check_entry(e: Any, where: str, lasting: bool = False) -> None:
             raise InputProblem(f"{where}/lose: a list of keyword names")
     elif k == "prohibit" and e["prohibit"] not in PROHIBITIONS:
         raise InputProblem(f"{where}/prohibit: one of {', '.join(PROHIBITIONS)}")
+    if (e.get("prohibit") == "play") != ("spells" in e):
+        raise InputProblem(f"{where}/spells: the characteristics of the spells a `prohibit: play` forbids, "
+                           "on that entry only")
+    if "spells" in e and not (isinstance(e["spells"], list) and e["spells"]
+                              and all(c in CHARACTERISTICS for c in e["spells"])):
+        raise InputProblem(f"{where}/spells: a non-empty list of {', '.join(CHARACTERISTICS)}")
     elif k == "require" and e["require"] not in REQUIREMENTS:
         raise InputProblem(f"{where}/require: one of {', '.join(REQUIREMENTS)}")
     scope = e.get("scope", "self")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Iterator
 
 from .errors import InputProblem
+from .forms import FORM_FIELDS, check_modes
 from .ruleset import Ruleset
 from .shapes import (check_condition, check_delayed, check_entry, check_lasting, check_replacer,
                      check_step)
@@ -33,6 +34,7 @@ _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "dama
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
                 "continuous", "replace", "just_damaged", "reaction", "colors", "condition",
+                "play_as", "modes", "original",
                 # returned-only fields, accepted back so a returned state can be a `given`
                 "zone", "player", "max_hp", "base_damage", "base_hp", "base_cost", "dying", "attacking"}
 
@@ -93,6 +95,13 @@ class Card:
     needs_target: bool = False
     colors: list[str] = field(default_factory=list)     # rb7:ketszinu-lapok: a card of two colours is both
     condition: list[dict[str, Any]] = field(default_factory=list)   # play conditions (model/conditions.py)
+    # rb7:ketfelekeppen-hasznalhato-lapok: kind -> the fields of the other forms the card may be
+    # played as (FORM_FIELDS, as Card attributes); 111.7: the modes of a modal card, one chosen at
+    # play; `original`: the attributes a played form, a chosen mode or copied abilities replaced,
+    # taken back when the card leaves the table (model/forms.py, model/zones.py)
+    play_as: dict[str, dict[str, Any]] = field(default_factory=dict)
+    modes: list[dict[str, Any]] = field(default_factory=list)
+    original: dict[str, Any] | None = None
     enters_active: bool = False   # the definition says `active: true` (131.6.1): enters the table active
     timestamp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -113,6 +122,10 @@ class Card:
         c.effects = jcopy(self.effects) if self.effects else []
         c.extra = jcopy(self.extra) if self.extra else {}
         c.marks = jcopy(self.marks) if self.marks else {}
+        if self.play_as or self.modes or self.original:
+            c.play_as = jcopy(self.play_as)
+            c.modes = jcopy(self.modes)
+            c.original = jcopy(self.original)
         return c
 
     @property
@@ -436,6 +449,9 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             cards[cid].active = True  # activity is a property of permanents only
             if cards[cid].attached_to:
                 raise InputProblem(f"/cards/{cid}/attached_to: only a card on the table sits on another")
+            if cards[cid].original is not None:
+                raise InputProblem(f"/cards/{cid}/original: only a card on the table is in a form it was "
+                                   "played as (rb7:ketfelekeppen-hasznalhato-lapok)")
     removed = [str(x) for x in given.get("removed") or []]
     for cid in removed:
         if cid not in cards:
@@ -447,7 +463,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
                            "go on it with the steps (`play` / `activate` with `wait: true`)")
     state = State(active=active, phase=phase, players=players, cards=Cards(cards), removed=removed,
                   seed=_int(given.get("seed", 0), "/seed"), where=listed,
-                  effect_cards=frozenset(c.id for c in cards.values() if c.continuous or c.replace),
+                  effect_cards=frozenset(c.id for c in cards.values() if carries_effects(c)),
                   trigger_cards=frozenset(c.id for c in cards.values() if has_triggers(c)),
                   version=version)
     for c in cards.values():
@@ -499,9 +515,22 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
     return state
 
 
+def _other_forms(card: Card) -> list[dict[str, Any]]:
+    """The attributes of the card's other forms (model/forms.py): those it may be played as, and
+    the original it takes back when it leaves the table."""
+    return [*card.play_as.values(), *((card.original,) if card.original else ())]
+
+
 def has_triggers(card: Card) -> bool:
-    """The card has an automatic ability (an ability entry with `trigger`, 133)."""
-    return any("trigger" in ab for ab in card.abilities)
+    """The card has an automatic ability (an ability entry with `trigger`, 133), in any of its forms."""
+    return any("trigger" in ab for ab in card.abilities) or any(
+        "trigger" in ab for f in _other_forms(card) for ab in f.get("abilities") or ())
+
+
+def carries_effects(card: Card) -> bool:
+    """The card's data carry continuous or replacement effects, in any of its forms."""
+    return bool(card.continuous or card.replace) or any(
+        f.get("continuous") or f.get("replace") for f in _other_forms(card))
 
 
 # other spellings of keyword names that case authors write; the engine reads the canonical one
@@ -547,7 +576,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
     counters = _int_map(d.get("counters"), where, "/counters")
     base_damage = d.get("base_damage", d.get("damage"))
     base_hp = d.get("base_hp", d.get("hp"))
-    return Card(
+    card = Card(
         id=cid, kind=kind, owner=owner, name=d.get("name"),
         subtypes=list(d.get("subtypes") or []),
         cost=_int_map(d.get("base_cost", d.get("cost")), where, "/cost"),
@@ -572,3 +601,45 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         enters_active=d.get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},
     )
+    if d.get("play_as") is not None or d.get("modes") is not None or d.get("original") is not None:
+        _forms_of_def(card, d, where)
+    return card
+
+
+def _form(cid: str, kind: Any, fields: Any, owner: str, where: str, allowed: set[str]) -> dict[str, Any]:
+    """The Card attributes a form's definition names (`play_as.<kind>`, `original`), checked as a
+    card of that kind would be."""
+    if not isinstance(fields, dict):
+        raise InputProblem(f"{where}: a mapping of the card's fields in that form")
+    unknown = set(fields) - allowed
+    if unknown:
+        raise InputProblem(f"{where}: {', '.join(sorted(unknown))} not a field of a form "
+                           f"(one of {', '.join(sorted(allowed))})")
+    parsed = card_from_def(cid, {k: v for k, v in fields.items() if k != "kind"} | {"kind": kind},
+                           owner, where)
+    return {FORM_FIELDS[k]: getattr(parsed, FORM_FIELDS[k]) for k in fields if k in FORM_FIELDS} | (
+        {"kind": kind} if "kind" in fields else {})
+
+
+def _forms_of_def(card: Card, d: dict[str, Any], where: str) -> None:
+    """`play_as` (rb7:ketfelekeppen-hasznalhato-lapok), `modes` (111.7) and, for a card given in a
+    form it was played as, `original` (model/forms.py)."""
+    play_as = d.get("play_as") or {}
+    if not isinstance(play_as, dict):
+        raise InputProblem(f"{where}/play_as: a mapping of kind -> the card's fields in that form")
+    for kind, fields in play_as.items():
+        if kind not in KINDS:
+            raise InputProblem(f"{where}/play_as/{kind}: unknown card kind {kind!r}")
+        if kind == card.kind and d.get("original") is None:
+            raise InputProblem(f"{where}/play_as/{kind}: the card's own kind is its original form")
+        card.play_as[kind] = _form(card.id, kind, fields, card.owner, f"{where}/play_as/{kind}",
+                                   set(FORM_FIELDS))
+    card.modes = check_modes(d.get("modes"), f"{where}/modes")
+    if card.modes and card.effects:
+        raise InputProblem(f"{where}/effects: a card with modes has its effects in its modes (111.7)")
+    original = d.get("original")
+    if original is not None:
+        if not isinstance(original, dict) or not original:
+            raise InputProblem(f"{where}/original: the fields the card takes back when it leaves the table")
+        card.original = _form(card.id, original.get("kind", card.kind), original, card.owner,
+                              f"{where}/original", set(FORM_FIELDS) | {"kind"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Collection
 
-from . import combat, queue, resources, stats
+from . import combat, forms, queue, resources, stats
 from .ruleset import Ruleset
 from .state import PLAYERS, TABLE_ZONES, ZONES, Card, State, jcopy
 
@@ -68,10 +68,21 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
         d["just_damaged"] = True       # damaged by the last step: a life-saving action may follow (136.8)
     if card.needs_target:
         d["needs_target"] = True
+    if card.play_as:
+        d["play_as"] = {kind: _fields(f) for kind, f in card.play_as.items()}    # rb7:ketfelekeppen-…
+    if card.modes:
+        d["modes"] = jcopy(card.modes)                                           # 111.7
+    if card.original is not None:
+        d["original"] = _fields(card.original)     # what it takes back when it leaves the table
     for k, v in card.extra.items():
         d.setdefault(k, jcopy(v))
     d.update(combat.card_flags(state, card))
     return d
+
+
+def _fields(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A form's Card attributes (model/forms.py) under their card-definition names."""
+    return {("kind" if attr == "kind" else forms.ATTRIBUTE_NAMES[attr]): jcopy(v) for attr, v in attrs.items()}
 
 
 def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:

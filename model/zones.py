@@ -36,16 +36,22 @@ It owns every zone rule:
 - rb7:lenyek a creature of a player that dies (table → graveyard/Void)
   outside the preparation phase yields its szörnykomponens to the opponent,
   except when sacrificed unforced (105.2) or paid as a cost.
+- rb7:ketfelekeppen-hasznalhato-lapok a card played as another form is its
+  original again once it is anywhere but the table (it left the table, or
+  resolved into the graveyard); the mode chosen for a modal card (111.7) and
+  abilities copied onto it (131.11) go with it (model/forms.py `restore`).
+- 96.6 a new card (created, or a copy, 131.11) comes into being where its
+  maker puts it (`enter_new`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keywords
+from . import forms, keywords
 from .errors import InputProblem
 from .game import Game
 from .resources import gain_components
-from .state import PERMANENT_KINDS, TABLE_ZONES, Card, other
+from .state import PERMANENT_KINDS, TABLE_ZONES, Card, carries_effects, has_triggers, other
 from .stats import counter_works, flies
 
 # each destination and the zone it lands in. The zone is always this table's string, never the
@@ -186,6 +192,8 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         card.counters = {}
         card.active = True
         card.attached_to = None
+    if card.original is not None and final not in TABLE_ZONES:
+        forms.restore(card)                      # rb7:ketfelekeppen-hasznalhato-lapok: the original again
     if final == "removed":
         st.removed.append(card_id)
     else:
@@ -230,6 +238,22 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
                 g.emit("control_changed", card=att, **{"from": before}, to=target)
     keywords.after_move(g, card, kw_record, move_card)   # hook (keywords): 124.2–124.6 muscle, 135.2–135.5, 127.0.4
     return final
+
+
+def enter_new(g: Game, card: Card, player: str, zone: str, active: bool | None = None) -> str:
+    """96.6: a new card (`create`, a copy) comes into being in `zone` on `player`'s side (a card
+    that cannot lie there is not made: 4.9.1, 5.3.1, 5.4.1); the event `created`, then its move
+    from `created`. Returns where it ended."""
+    st = g.state
+    zone = {"deck": "deck_top", "table": "reserve" if card.is_creature else "table"}.get(zone, zone)
+    check_entry(g, card, zone)
+    st.cards[card.id] = card
+    if carries_effects(card):
+        st.effect_cards = st.effect_cards | {card.id}
+    if has_triggers(card):
+        st.trigger_cards = st.trigger_cards | {card.id}
+    g.emit("created", card=card.id, player=player, zone=zone)
+    return move_card(g, card.id, zone, Cause("create"), to_player=player, active=active)
 
 
 def shuffle_deck(g: Game, player: str, keep_on_top: str | None = None) -> None:
