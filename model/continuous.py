@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from .errors import InputProblem
+from .immunity import own_immunity
 from .priority import Effect
 from .state import PLAYERS, Card, State, other
 
@@ -135,13 +136,31 @@ def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Act
                 for i, e in enumerate(card.continuous):
                     ident = str(e.get("id") or f"{cid}#{i}")
                     act = Active(e, ident, cid, _attrs(e, True, card.timestamp, "static", ident))
-                    yield act, scope_members(state, card, e.get("scope", "self"))
+                    yield act, _not_immune(state, scope_members(state, card, e.get("scope", "self")), card)
     for item in state.lasting:
         e = item["effect"]
         ident = str(item["id"])
         act = Active(e, ident, item.get("source"), _attrs(e, False, item.get("created", 0), None, ident))
         members = [x for x in item["affects"] if x in PLAYERS or state.on_table(x)]
+        src = item.get("source")
+        if src in state.cards:
+            members = _not_immune(state, members, state.cards.peek(src))
         yield act, members
+
+
+def _not_immune(state: State, members: list[str], source: Card) -> list[str]:
+    """99.0, 132.0: an effect of `source` does not reach a card immune to it (its own immunity
+    entries that work now — not while frozen, 119.1; a card's own effects always reach it)."""
+    from .stats import ability_entries      # below this module at run time (stats reads numbers)
+    out = []
+    for m in members:
+        if m in PLAYERS or m == source.id:
+            out.append(m)
+            continue
+        card = state.cards.peek(m)
+        if not card.abilities or own_immunity(ability_entries(card, "immunity"), source) is None:
+            out.append(m)
+    return out
 
 
 def reaching(state: State, target: str, kind: str, frozen: Callable[[Card], bool],

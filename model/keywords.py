@@ -78,7 +78,7 @@ from .state import PLAYERS, TABLE_ZONES, Card, State, other
 
 ApplyEffect = Callable[[Game, str, dict, str], None]
 
-SPELL_KINDS = ("instant", "sorcery", "enchantment")      # rb7:varazslatok
+from .immunity import IMMUNITY_TO, SPELL_KINDS, immune_clause  # noqa: E402,F401 (132.x, rb7:varazslatok)
 TIMED = ("delay", "temporary")
 ON_PLAY = ("life", "muscle", "blocking", "anti_blocking", "seduction", "recycling")
 AFTER_PLAY = {"anti_magic": "134.10", "anti_neutralization": "134.15"}
@@ -198,19 +198,7 @@ def refresh(g: Game, card: Card, drop: Callable[[str], Any] | None = None) -> No
             drop(att)
 
 
-# immunity `to:` → (the clause, which source cards it keeps off)
-IMMUNITY_TO = {
-    "source": ("132.5", lambda c: True),
-    "magic": ("132.4", lambda c: c.kind in SPELL_KINDS),
-    "enchantment": ("132.6", lambda c: c.kind == "enchantment"),
-    "instant_sorcery": ("132.7", lambda c: c.kind in ("instant", "sorcery")),
-    "mental": ("132.8", lambda c: c.kind in SPELL_KINDS and c.has_subtype("mentalis")),
-}
-
-
-def _immune_clause(to: Any, source: Card) -> str | None:
-    rule = IMMUNITY_TO.get(to)
-    return rule[0] if rule and rule[1](source) else None
+_immune_clause = immune_clause            # the rules of 132.4-132.8: model/immunity.py
 
 
 def immune_to_source(g: Game, card: Card, source: Card) -> str | None:

@@ -35,7 +35,7 @@ from .game import Game
 from .state import PLAYERS, Card, State, other
 from .zones import Cause, move_card, put_back, shuffle_deck
 
-SPELL_KINDS = ("instant", "sorcery", "enchantment")       # rb7:varazslatok (anti-magic bars these)
+from .immunity import SPELL_KINDS  # noqa: E402 — rb7:varazslatok (anti-magic bars these): one definition
 UNANSWERABLE_SUBTYPES = ("szabalylap", "koveto", "oslich", "ceh")   # 99.2: rule cards, followers, liches, guilds
 PUBLIC = ("id", "kind", "player", "card", "ability", "targets", "answers", "reaction", "with",
           "prevented", "modify", "from")
