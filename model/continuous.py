@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterator
 
 from .errors import InputProblem
 from .immunity import own_immunity
+from .working import ability_entries
 from .priority import Effect
 from .state import PLAYERS, Card, State, other
 
@@ -151,7 +152,6 @@ def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Act
 def _not_immune(state: State, members: list[str], source: Card) -> list[str]:
     """99.0, 132.0: an effect of `source` does not reach a card immune to it (its own immunity
     entries that work now — not while frozen, 119.1; a card's own effects always reach it)."""
-    from .stats import ability_entries      # below this module at run time (stats reads numbers)
     out = []
     for m in members:
         if m in PLAYERS or m == source.id:

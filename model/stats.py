@@ -103,41 +103,9 @@ def current_hp(state: State, card: Card, rules: Ruleset) -> int | None:
     return None if m is None else m - card.wounds
 
 
-# --- hook (keywords, group F): private per-card bookkeeping that is not part of the case format ---
-def marks(card: Card) -> dict:
-    """Engine-private marks of a permanent (freeze tick 119.2, expired timed counters 127.0.6,
-    entered without its timed counters 127.0.4). Kept on the card object, never in a returned state;
-    model/keywords.py clears them when the card leaves play."""
-    return card.marks
+# which of a card's own abilities work (119.1, 127.x, 132.13): model/working.py, re-exported here
+from .working import _timed_ok, ability_entries, counter_works, frozen, marks  # noqa: E402,F401
 
-
-def counter_works(card: Card, counter: str) -> bool:
-    """132.13: `{keyword: unaffected_by, counter: C}` — the counter may lie on the card but has no effect."""
-    return not any(a.get("keyword") == "unaffected_by" and a.get("counter") == counter
-                   for a in card.abilities if _timed_ok(card, a))
-
-
-def _timed_ok(card: Card, ab: dict) -> bool:
-    """127.1 / 127.0.4: a `delay` ability works with no delay counter left, if the card entered with them;
-    127.2: a `temporary` ability works while a temporary counter is left."""
-    if ab.get("delay") and (card.counter("delay") > 0 or marks(card).get("bare")):
-        return False
-    if ab.get("temporary") and card.counter("temporary") <= 0:
-        return False
-    return True
-
-
-def frozen(card: Card) -> bool:
-    """119.1: a freeze counter (with effect, 132.13) takes every ability of the card."""
-    return card.counter("freeze") > 0 and counter_works(card, "freeze")
-
-
-def ability_entries(card: Card, keyword: str) -> list[dict]:
-    """The card's own entries of a keyword that work now (119.1, 127.1, 127.2)."""
-    if frozen(card):
-        return []
-    return [a for a in card.abilities if a.get("keyword") == keyword and _timed_ok(card, a)]
-# --- end hook
 
 
 def flies(card: Card) -> bool:
