@@ -51,7 +51,7 @@ STEP_VERBS = (
     "gain_vp", "heal", "damage", "change_max_hp", "change_max_vp", "gain_components",
     "sacrifice_hp", "sacrifice_max_hp", "draw", "move", "discard", "mill", "exile",
     "sacrifice", "steal", "create", "put_counter", "remove_counter", "passivate",
-    "activate_card", "search", "shuffle", "advance", "exchange", "play",
+    "activate_card", "search", "shuffle", "advance", "exchange", "play", "copy", "copy_abilities",
 )
 # further verbs the fuzzer also uses (abilities, combat, phases): they move cards and resources too
 EXTRA_VERBS = ("activate", "sacrifice_for_components", "attack", "pass")
@@ -71,6 +71,20 @@ SEARCH_TO = ("hand", "reserve", "deck_top", "graveyard", "void")
 CREATE_ZONES = (None, "hand", "reserve", "guard_post", "table", "graveyard", "void", "deck")
 GUARD_POST_SIZE = 3
 _KIND_WEIGHTS = ("creature",) * 4 + tuple(k for k in KINDS if k != "creature") + ("enchantment",)
+COLORS = ("elenios", "sheran", "dreina")
+# issue 27's vocabulary on a permanent: what its continuous entries may say (costs as numbers and a
+# zone scope, 99.6-99.7; ruleset numbers a card changes; a strong prohibition; the texts first)
+_CONTINUOUS_TEMPLATES: tuple[Callable[[Chooser], dict], ...] = (
+    lambda ch: {"number": "cost_vp", "add": ch.choice((-2, -1, 1)), "scope": {"zones": ["hand"]}},
+    lambda ch: {"number": "cost_vp", "set": ch.integer(0, 2), "scope": {"zones": ["hand"], "kind": "creature"}},
+    lambda ch: {"number": "damage", "add": 1, "scope": {"zones": ["graveyard", "reserve"], "player": "players"}},
+    lambda ch: {"number": "draw_per_turn", "add": ch.choice((-1, 1)), "scope": "players"},
+    lambda ch: {"number": "regeneration_cap", "set": ch.integer(0, 6), "scope": "all_creatures"},
+    lambda ch: {"number": "guard_post_size", "add": ch.choice((-1, 1)), "scope": "controller"},
+    lambda ch: {"prohibit": "heal", "strong": ch.chance(0.5), "scope": "opponent_creatures"},
+    lambda ch: {"prohibit": "play", "spells": [ch.choice(("drawing", "damaging", "healing"))], "scope": "opponent"},
+    lambda ch: {"number": "spell_draw", "add": 1, "scope": "controller"},
+)
 
 
 # ---------------------------------------------------------------------------
@@ -264,6 +278,19 @@ def gen_given(ch: Chooser, *, max_cards: int = 14, min_deck: int = 0) -> dict[st
             d["effects"] = [eff]
             if needs:
                 d["needs_target"] = True
+        if kind == "sorcery" and "effects" not in d and ch.chance(0.15):      # 111.7: a modal spell
+            modes = []
+            for _ in range(2):
+                eff, needs = ch.choice(_EFFECT_TEMPLATES)(ch)
+                modes.append({"effects": [eff], **({"needs_target": True} if needs else {})})
+            d["modes"] = modes
+        if kind == "creature" and not token and not premade and ch.chance(0.08):   # two ways
+            eff, needs = ch.choice(_EFFECT_TEMPLATES)(ch)
+            d["play_as"] = {"sorcery": {"effects": [eff], **({"needs_target": True} if needs else {})}}
+        if ch.chance(0.12):                                                   # rb7:ketszinu-lapok
+            d["colors"] = ch.sample(COLORS, 1, 2)
+        if kind not in ("instant", "sorcery") and ch.chance(0.08):
+            d["continuous"] = [ch.choice(_CONTINUOUS_TEMPLATES)(ch)]
         # on the table: activity, wounds, counters
         if on_table:
             if kind == "location":
@@ -386,7 +413,19 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
         a: dict[str, Any] = {"target": target, "amount": ch.integer(0, 8)}
         if verb == "damage" and ch.chance(0.2):
             a["element"] = ch.choice(ELEMENTS)
+        if ch.chance(0.15):
+            a["strong"] = True                                  # 101.0
+        if ch.chance(0.15):
+            a["limit"] = ch.integer(0, 20)                      # mk:5.11.A for a step
         return a
+    if verb == "copy":
+        card = _pick(ch, table + _in(state, ("graveyard", "hand")), state)
+        if card is None:
+            return None
+        return {"card": card, "player": _player(ch, state), "id": fresh_id(state, "k")}
+    if verb == "copy_abilities":
+        src, dst = _pick(ch, list(state.cards), state), _pick(ch, table, state)
+        return None if src is None or dst is None else {"from": src, "to": dst}
     if verb == "draw":
         return {"player": _player(ch, state), "count": ch.integer(0, 3)}
     if verb == "discard":
@@ -428,7 +467,10 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
     if verb in ("change_max_hp", "change_max_vp"):
         return {"player": _player(ch, state), "delta": ch.integer(-25, 10)}
     if verb == "gain_vp":
-        return {"player": _player(ch, state), "amount": ch.integer(-5, 25)}
+        a = {"player": _player(ch, state), "amount": ch.integer(-5, 25)}
+        if ch.chance(0.15):
+            a["limit"] = ch.integer(0, 25)                      # mk:5.11.A for a step
+        return a
     if verb == "gain_components":
         return {"player": _player(ch, state), "amount": ch.integer(-3, 5)}
     if verb == "steal":
@@ -522,6 +564,10 @@ def _verb_args(verb: str, state: State, ch: Chooser) -> dict[str, Any] | None:
             pay["recycle"] = ch.sample([x for x in yard if x != card], 0, int(kws["recycling"].get("x", 1)))
         if pay:
             a["pay"] = pay
+        if c.modes and ch.chance(0.9):
+            a["mode"] = ch.integer(0, len(c.modes) - 1)             # 111.7
+        if c.play_as and ch.chance(0.5):
+            a["as"] = ch.choice(sorted(c.play_as))                   # two ways
         return a
     if verb == "activate":
         usable = [x for x in table if any("effects" in ab for ab in state.cards.peek(x).abilities)]
