@@ -103,6 +103,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from conformance import extras, shadowing
 from conformance.terminal import safe_text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -923,17 +924,22 @@ def cmd_amend(args) -> int:
     return amendment.main(argv)
 
 
-# subcommands carried out by properties.<name>.main(argv), imported only when used
-DELEGATED = ("prove", "fuzz", "strength")
+# subcommands carried out by properties.<name>.main(argv), imported only when used: the ones
+# that need an extra of the distribution (conformance/extras.py; the lean install has none)
+DELEGATED = tuple(extras.NEEDS)
 
 
 def _delegate(name: str, argv: list[str]) -> int:
     import importlib
-    try:
-        mod = importlib.import_module(f"properties.{name}")
-    except ImportError as exc:
-        _console(stderr=True).print(Text(
-            f"kodex {name}: properties.{name} is not available ({exc})", style="red"))
+    hint = extras.missing(name)
+    if hint is None:
+        try:
+            mod = importlib.import_module(f"properties.{name}")
+        except ImportError as exc:
+            hint = extras.missing(name, exc) or \
+                f"kodex {name}: properties.{name} is not available ({exc})"
+    if hint is not None:
+        _console(stderr=True).print(Text(safe_text(hint), style="red"), soft_wrap=True)
         return EXIT_INPUT
     entry = getattr(mod, "main", None)
     if entry is None:
@@ -1210,6 +1216,11 @@ def _outputs_checked(command: str, fn) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    found = shadowing.shadowed()
+    if found:            # a module of the user's would be imported in place of the kit's
+        _console(stderr=True).print(Text(safe_text("kodex: " + shadowing.message(found), 2000),
+                                         style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
     if argv and argv[0] in DELEGATED:
         return _outputs_checked(argv[0], lambda: _delegate(argv[0], argv[1:]))
     parser = build_parser()
