@@ -73,9 +73,13 @@ Subcommands:
     a static HTML site (``reports.html``): the implementation matrix, a page
     per Kódex title, registers, proofs, amendment, corpus strength (the
     ``strength.json`` next to the results files by default), run diffs.
-``prove …``, ``fuzz …``
-    delegated to ``properties.prove.main`` / ``properties.fuzz.main``
-    (imported only when used).
+``prove …``, ``fuzz …``, ``strength …``
+    delegated to ``properties.<name>.main`` (imported only when used); each needs an extra
+    of the distribution, and says which when it is missing (``conformance.extras``).
+
+Before anything else, :func:`main` checks that no module of the user's would be imported in
+place of the kit's packages (``conformance.shadowing``; exit 2). Every command and option, with
+its help: docs/commands.md, generated from :func:`build_parser` (``conformance.command_docs``).
 
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
 every ``*.yaml``/``*.yml`` file under it (``conformance.loader.case_files``). An unknown
