@@ -11,7 +11,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[bench,test,strength]'
+	$(BIN)/python -m pip install --quiet -e '.[test,prove,fuzz,strength,bench]'
 	touch $(STAMP)
 
 # The kit is installed in place (-e): pip compiles no bytecode for it, and where the environment

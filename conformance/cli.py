@@ -73,9 +73,13 @@ Subcommands:
     a static HTML site (``reports.html``): the implementation matrix, a page
     per Kódex title, registers, proofs, amendment, corpus strength (the
     ``strength.json`` next to the results files by default), run diffs.
-``prove …``, ``fuzz …``
-    delegated to ``properties.prove.main`` / ``properties.fuzz.main``
-    (imported only when used).
+``prove …``, ``fuzz …``, ``strength …``
+    delegated to ``properties.<name>.main`` (imported only when used); each needs an extra
+    of the distribution, and says which when it is missing (``conformance.extras``).
+
+Before anything else, :func:`main` checks that no module of the user's would be imported in
+place of the kit's packages (``conformance.shadowing``; exit 2). Every command and option, with
+its help: docs/commands.md, generated from :func:`build_parser` (``conformance.command_docs``).
 
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
 every ``*.yaml``/``*.yml`` file under it (``conformance.loader.case_files``). An unknown
@@ -103,6 +107,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from conformance import extras, shadowing
 from conformance.terminal import safe_text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -923,17 +928,22 @@ def cmd_amend(args) -> int:
     return amendment.main(argv)
 
 
-# subcommands carried out by properties.<name>.main(argv), imported only when used
-DELEGATED = ("prove", "fuzz", "strength")
+# subcommands carried out by properties.<name>.main(argv), imported only when used: the ones
+# that need an extra of the distribution (conformance/extras.py; the lean install has none)
+DELEGATED = tuple(extras.NEEDS)
 
 
 def _delegate(name: str, argv: list[str]) -> int:
     import importlib
-    try:
-        mod = importlib.import_module(f"properties.{name}")
-    except ImportError as exc:
-        _console(stderr=True).print(Text(
-            f"kodex {name}: properties.{name} is not available ({exc})", style="red"))
+    hint = extras.missing(name)
+    if hint is None:
+        try:
+            mod = importlib.import_module(f"properties.{name}")
+        except ImportError as exc:
+            hint = extras.missing(name, exc) or \
+                f"kodex {name}: properties.{name} is not available ({exc})"
+    if hint is not None:
+        _console(stderr=True).print(Text(safe_text(hint), style="red"), soft_wrap=True)
         return EXIT_INPUT
     entry = getattr(mod, "main", None)
     if entry is None:
@@ -1017,6 +1027,9 @@ writes: amendment.md and amendment.json in --out (default reports/ of the workin
   --apply: the corpus's case files (clause:/also: lines only)""",
 }
 
+PATHS_HELP = "case files or directories (default: the corpus)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kodex", description="The executable rulebook of "
                                 "Hatalom Kártyái: catalog, corpus, runner, protocol, coverage.")
@@ -1036,21 +1049,23 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("clause", help="show one clause and the cases citing it")
     s.add_argument("id", help="a clause id as the Kódex writes it: 136.8, 136.8., mk:5.11.b, "
                               "rb7:regeneralodas")
-    s.add_argument("paths", nargs="*", help="case files or directories (default: the corpus)")
+    s.add_argument("paths", nargs="*", help=PATHS_HELP)
     s.set_defaults(func=cmd_clause)
 
     s = sub.add_parser("check", help="load and validate cases without running them")
-    s.add_argument("paths", nargs="*")
+    s.add_argument("paths", nargs="*", help=PATHS_HELP)
     s.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("run", help="run cases")
-    s.add_argument("paths", nargs="*")
+    s = sub.add_parser("run", help="run cases on the reference engine or, with --impl, on an "
+                       "implementation (protocol 1): a verdict per case, the first difference of "
+                       "each failure with its clause")
+    s.add_argument("paths", nargs="*", help=PATHS_HELP)
     s.add_argument("-k", metavar="PATTERN", help="substring or glob on case id or title")
     s.add_argument("--clause", metavar="PREFIX", help="cases citing this clause or one under it")
     s.add_argument("--impl", metavar="COMMAND", help="run through an implementation (protocol 1)")
     s.add_argument("--ruleset", metavar="NAME", type=ruleset_value,
                    help="run under this ruleset only")
-    s.add_argument("--json", metavar="FILE", help="write the results JSON (hkk-results/1)")
+    s.add_argument("--json", metavar="FILE", help="write the results JSON (hkk-results/2)")
     s.add_argument("--xfail", metavar="FILE", help="expected failures of the implementation")
     s.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case)")
     s.add_argument("--ndjson", metavar="FILE", help="stream one JSON line per case ('-': stdout)")
@@ -1095,8 +1110,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ruleset for runs that name none")
     s.set_defaults(func=cmd_serve)
 
-    s = sub.add_parser("coverage", help="clause coverage per Kódex title and part")
-    s.add_argument("paths", nargs="*")
+    s = sub.add_parser("coverage", help="clause coverage per Kódex title and part; with a run, "
+                       "the implementation's pass rate per title")
+    s.add_argument("paths", nargs="*", help=PATHS_HELP)
     s.add_argument("--impl", metavar="COMMAND", help="run the corpus through this implementation")
     s.add_argument("--results", metavar="FILE", help="use a results JSON instead of running")
     s.add_argument("--ruleset", metavar="NAME", type=ruleset_value, help=argparse.SUPPRESS)
@@ -1105,15 +1121,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where coverage.md and coverage.json go (default: reports)")
     s.set_defaults(func=cmd_coverage)
 
-    s = sub.add_parser("diff", help="compare two results JSON files")
-    s.add_argument("old")
-    s.add_argument("new")
+    s = sub.add_parser("diff", help="what changed between two runs: regressions kept apart from "
+                       "passes lost to skips or cases not run")
+    s.add_argument("old", help="the earlier results file (kodex run --json)")
+    s.add_argument("new", help="the later results file")
     s.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="write the comparison as JSON (to FILE, or stdout)")
     s.set_defaults(func=cmd_diff)
 
     s = sub.add_parser("merge", help="join the results files of a run split with --shard")
-    s.add_argument("files", nargs="+", metavar="RESULTS.json")
+    s.add_argument("files", nargs="+", metavar="RESULTS.json",
+                   help="the results files of the slices (kodex run --shard K/N --json)")
     s.add_argument("--json", metavar="OUT", required=True, help="where the merged results go")
     s.set_defaults(func=cmd_merge)
 
@@ -1210,6 +1228,11 @@ def _outputs_checked(command: str, fn) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    found = shadowing.shadowed()
+    if found:            # a module of the user's would be imported in place of the kit's
+        _console(stderr=True).print(Text(safe_text("kodex: " + shadowing.message(found), 2000),
+                                         style="bold red"), soft_wrap=True)
+        return EXIT_INPUT
     if argv and argv[0] in DELEGATED:
         return _outputs_checked(argv[0], lambda: _delegate(argv[0], argv[1:]))
     parser = build_parser()

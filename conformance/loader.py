@@ -1,9 +1,9 @@
 """Loading and validating `hkk-case/1` case files.
 
 Implements docs/spec/hkk-case-format.md, "A file" and "A case" (and the card
-id rule of "The state"), with the project's additions of
-docs/engine-semantics.md (extra verbs and state fields, via
-``conformance/verbs.py`` and ``conformance/schema/hkk-case-1.schema.json``).
+id rule of "The state"), with the kit's additions of docs/spec/hkk-verbs.md
+(extra verbs, arguments and state fields, via ``conformance/verbs.py`` and
+``conformance/schema/hkk-case-1.schema.json``).
 
 * YAML is read with the safe loader only (``yaml.CSafeLoader`` where present).
   The node tree is composed first, so that every node keeps its line; tags

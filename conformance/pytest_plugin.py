@@ -27,6 +27,7 @@ Spec: docs/spec/hkk-case-format.md (cases, expectations).
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -218,8 +219,21 @@ def _display(path: Path) -> Path:
     return rel if len(str(rel)) < len(str(path)) else path
 
 
+@functools.lru_cache(maxsize=1)
+def _shadowing() -> str | None:
+    """A module of the user's that would be imported in place of the kit's engine or harness
+    (conformance/shadowing.py), checked once per session before the first case file loads."""
+    from conformance import shadowing
+    found = shadowing.shadowed()
+    return shadowing.message(found) if found else None
+
+
 class CaseFile(pytest.File):
     def collect(self):
+        shadow = _shadowing()           # loading the cases imports the engine's vocabularies
+        if shadow:
+            yield LoadFailureItem.from_parent(self, name="load-failure", message=shadow)
+            return
         try:
             errors, cases = _load(self.config, self.path)
         except Exception as exc:  # noqa: BLE001 - shown as a failing item

@@ -6,9 +6,10 @@ A step of a case's ``when`` is a one-key mapping ``{verb: {arguments}}``
 * ``SPEC_VERBS``: the version-1 verbs of the spec, the player actions
   (``start_game`` … ``choose``) and the effects of a source (``damage`` …
   ``activate_card``), with the arguments of the spec's tables;
-* ``PROJECT_VERBS``: the project's additions (docs/engine-semantics.md,
-  "Additions to the verbs" and "Acting in a phase"): ``shuffle``, ``search``,
-  ``resolve_conflict``, ``pass``;
+* ``PROJECT_VERBS``: the kit's additions (docs/spec/hkk-verbs.md, "Verbs the kit
+  added", which tests/test_schema.py checks against them): ``pass``, ``shuffle``,
+  ``search``, ``resolve_conflict``, the effects of hkk-effects.md and the reactions of
+  hkk-case/2;
 * ``ALL_VERBS``: both, in that order.
 
 Each :class:`Verb` carries its arguments (:class:`Arg`, with a type tag), the

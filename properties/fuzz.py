@@ -433,13 +433,15 @@ def fuzz_driver(games: int, steps: int = 150, seed_value: int = 0, *, only: set[
 # the command line
 # ---------------------------------------------------------------------------
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kodex fuzz", description=__doc__.split("\n\n")[0])
     p.add_argument("--examples", type=int, default=200, help="Hypothesis examples (max_examples)")
     p.add_argument("--impl", metavar="COMMAND", help="also run the cases on this implementation")
     p.add_argument("--seed", type=int, help="seed (Hypothesis and the driver); default: random")
     p.add_argument("--out", default=str(DEFAULT_OUT), help="where difference cases are written")
-    p.add_argument("--profile", choices=("thorough", "quick"), default="thorough")
+    p.add_argument("--profile", choices=("thorough", "quick"), default="thorough",
+                   help="quick: derandomized (the same examples whatever the seed), shorter state-machine "
+                        "runs (20 steps instead of 40); default: thorough")
     p.add_argument("--verbs", help="comma-separated verbs the random steps use (default: all)")
     p.add_argument("--invariant", action="append", choices=sorted(INVARIANTS),
                    help="only this invariant fails the run (repeatable)")
@@ -456,7 +458,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write the findings as JSON")
     p.add_argument("--stderr", metavar="FILE", help="the implementation's stderr log "
                                                     "(default reports/runs/<name>.stderr.log)")
-    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.epilog = ("examples:\n  kodex fuzz --examples 2000          random play against the invariants\n"
                 "  kodex fuzz --examples 500 --impl \"./my-engine --stdio\"   differences from the "
                 "reference, shrunk to a case file in reports/fuzz/\n"
@@ -496,7 +498,7 @@ def _summary(console, rows: list[tuple[str, str, str]], findings: list[Finding],
 def main(argv: Sequence[str] | None = None) -> int:
     from rich.console import Console
     from rich.markup import escape
-    args = _parser().parse_args(list(argv) if argv is not None else None)
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
     console = Console(stderr=False, quiet=args.quiet)
     seed_value = args.seed if args.seed is not None else random.randrange(1 << 30)
     if args.profile == "quick":

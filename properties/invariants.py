@@ -27,7 +27,7 @@ returned over the protocol with `check_dict`; the same logic runs on both):
 Step invariants (`check_step`, `check_steps`; these need the engine, which is
 imported lazily so that `check_dict` stays usable without `model`):
 
-- `atomic_refusal` (hkk-case/1 `error`, engine-semantics "Refusals"): a refused
+- `atomic_refusal` (hkk-case/1 `error`, hkk-rules.md "Actions and effects"): a refused
   step leaves the state exactly as it was (to_dict and the whole State).
 - `apply_pure` (model/engine.py): `apply` never changes the state it is given.
 - `determinism` (4.15.0, the `seed`): the same given and steps give the same

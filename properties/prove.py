@@ -531,7 +531,7 @@ def run_prove(
     return report["exit_code"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="kodex prove", description=__doc__.splitlines()[0])
     ap.add_argument("--json", metavar="FILE", help="also write the JSON report to FILE")
     ap.add_argument("--policy", metavar="NAME", help="check only this priority policy")
@@ -547,7 +547,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                  "gap; 2 bad usage (an unknown policy).\n"
                  "Each phase is said on stderr as it starts and every few seconds while it runs (-q: not).")
     ap.formatter_class = argparse.RawDescriptionHelpFormatter
-    args = ap.parse_args(list(argv) if argv is not None else None)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
     return run_prove(Path(args.out_dir), policy=args.policy, json_path=args.json, allowlist_path=args.allowlist,
                      max_effects=args.max_effects, quiet=args.quiet)
 

@@ -45,7 +45,7 @@ __all__ = [
     "fresh_id",
 ]
 
-# the zone and resource verbs (docs/spec/hkk-case-format.md, docs/engine-semantics.md);
+# the zone and resource verbs (docs/spec/hkk-case-format.md, docs/spec/hkk-verbs.md);
 # ordered simplest first: Hypothesis shrinks a `sampled_from` towards the first item
 STEP_VERBS = (
     "gain_vp", "heal", "damage", "change_max_hp", "change_max_vp", "gain_components",

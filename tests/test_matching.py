@@ -1,5 +1,5 @@
 """conformance/matching.py: the `then` semantics of docs/spec/hkk-case-format.md
-("Expectations") and the error-clause ancestor rule of docs/engine-semantics.md."""
+("Expectations") and the error-clause ancestor rule of docs/spec/hkk-refusals.md."""
 from __future__ import annotations
 
 import pytest
