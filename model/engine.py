@@ -18,6 +18,7 @@ from . import abilities, bidding, combat, continuous, muscle, numbers, stats, tr
 from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
+from .event_clauses import stamp
 from .resources import cap_player
 from .game import Game
 from .play import play, resume_effects
@@ -45,11 +46,26 @@ VERSION_2_VERBS = ("make_up", "prevent", "modify")
 SUPPORTED_VERBS = sorted(v for v in set(ACTIONS) | set(EFFECTS) | {"choose"} if not v.startswith("_"))
 
 
-@dataclass
 class Outcome:
-    state: State
-    events: list[dict[str, Any]] = field(default_factory=list)
-    refusal: Refusal | None = None
+    """What one step did: the new state (the old one when refused), the events, the refusal.
+    The events get their clauses (model/event_clauses.py) when they are first read: a caller
+    that never looks at them (random play, the state machine) does not pay for it."""
+    __slots__ = ("state", "refusal", "_events", "_stamped")
+
+    def __init__(self, state: State, events: list[dict[str, Any]] | None = None,
+                 refusal: Refusal | None = None) -> None:
+        self.state = state
+        self.refusal = refusal
+        self._events = [] if events is None else events
+        self._stamped = False
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        if not self._stamped:
+            for ev in self._events:
+                stamp(ev)
+            self._stamped = True
+        return self._events
 
     @property
     def pending(self) -> dict[str, Any] | None:
@@ -279,7 +295,7 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
             g.watch.run_due()
         settle(g)
         state = g.state
-        events.extend(g.events)
+        events.extend(stamp(ev) or ev for ev in g.events)
     return state, rules, events, refused
 
 

@@ -164,6 +164,13 @@ def stamp(ev: dict[str, Any]) -> None:
     ``clause``, the first of them. An OWN_CLAUSE event keeps ``clause`` as the call gave it
     (absent where no rule named one: an undecided conflict). So what the registry adds is never a
     field a case may name (docs/spec/hkk-vocabulary.md, "The `clause` of an event")."""
+    name = ev["event"]
+    fixed = FIXED_CLAUSE.get(name)
+    if fixed is not None and "clause" not in ev:           # the type alone decides: no look-up
+        ev["clauses"] = [fixed]
+        if name in PLAIN:
+            ev["clause"] = fixed
+        return
     found = clauses_of(ev)
     if not found:
         return
@@ -173,8 +180,7 @@ def stamp(ev: dict[str, Any]) -> None:
         ev[field] = found[0]
 
 
-# the types whose clause the type alone decides (no field read, nothing added): `Game.emit`
-# stamps them itself, without a call (the hot path of random play)
+# the types whose clause the type alone decides (no field read, nothing added): stamped at once
 FIXED_CLAUSE = {name: clause for name, clause in EVENT.items() if name not in BY_FIELD and name not in ALSO}
 
 __all__ = ["ALSO", "BY_FIELD", "EVENT", "FIXED_CLAUSE", "OWN_CLAUSE", "PLAIN", "clauses_of", "stamp"]

@@ -11,7 +11,7 @@ import random
 from typing import Any, NoReturn
 
 from .errors import InputProblem, Refusal
-from .event_clauses import FIXED_CLAUSE, PLAIN, stamp
+
 from .ruleset import Ruleset
 from .state import PLAYERS, Card, Player, State
 
@@ -40,20 +40,13 @@ class Game:
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:
-        """Record an event; the clause that produced it, when the call names none, comes from
-        the registry (model/event_clauses.py)."""
+        """Record an event. The clauses that produced it, when the call names none, come from the
+        registry (model/event_clauses.py) when the step's events leave the engine (engine.Outcome)."""
         ev = {"event": event}
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
-        fixed = FIXED_CLAUSE.get(event)
-        if fixed is not None and "clause" not in ev:    # the type alone decides (the common case)
-            ev["clauses"] = [fixed]
-            if event in PLAIN:
-                ev["clause"] = fixed
-        else:
-            stamp(ev)
-        self.events.append(ev)
+        self.events.append(ev)        # its clauses come when the step's events are read (engine.Outcome)
         if self.watch is not None:
             self.watch.saw(ev)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from . import continuous
 from .game import Game
 from .prohibitions import prohibited
 from .shapes import CHARACTERISTICS
@@ -85,6 +86,8 @@ def characteristics(card: Any) -> list[str] | None:
 def check_play(g: Game, player: str, card: Any) -> None:
     """99.1: a prohibition in force on the player of playing spells with one of this spell's
     characteristics refuses the play."""
+    if not continuous.any_in_force(g.state):
+        return                                       # no prohibition in force
     found = characteristics(card)
     if found:
         prohibited(g, player, "play", spells=found)

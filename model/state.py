@@ -523,13 +523,17 @@ def _other_forms(card: Card) -> list[dict[str, Any]]:
 
 def has_triggers(card: Card) -> bool:
     """The card has an automatic ability (an ability entry with `trigger`, 133), in any of its forms."""
-    return any("trigger" in ab for ab in card.abilities) or any(
+    if any("trigger" in ab for ab in card.abilities):
+        return True
+    return bool(card.play_as or card.original) and any(
         "trigger" in ab for f in _other_forms(card) for ab in f.get("abilities") or ())
 
 
 def carries_effects(card: Card) -> bool:
     """The card's data carry continuous or replacement effects, in any of its forms."""
-    return bool(card.continuous or card.replace) or any(
+    if card.continuous or card.replace:
+        return True
+    return bool(card.play_as or card.original) and any(
         f.get("continuous") or f.get("replace") for f in _other_forms(card))
 
 
