@@ -72,7 +72,7 @@ class Situation:
 # --------------------------------------------------------------------------
 # reading situations
 
-def _pointer_lines(text: str) -> dict[str, int]:
+def pointer_lines(text: str) -> dict[str, int]:
     """JSON pointer → 1-based line of every node of a YAML text (empty when it does not parse)."""
     import yaml
     from yaml.nodes import MappingNode, SequenceNode
@@ -96,7 +96,7 @@ def _pointer_lines(text: str) -> dict[str, int]:
     return out
 
 
-def _line_of(lines: dict[str, int], ptr: str) -> int:
+def line_of(lines: dict[str, int], ptr: str) -> int:
     while ptr and ptr not in lines:
         ptr = ptr.rsplit("/", 1)[0]
     return lines.get(ptr, 1)
@@ -150,7 +150,7 @@ def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[st
     except yaml.YAMLError as exc:        # pragma: no cover - the safe loader's data dumps
         return [], [f"{name}:1: cannot read: {exc}"]
     res = load_text(made, name)
-    lines = _pointer_lines(text)
+    lines = pointer_lines(text)
 
     def original(ptr: str) -> str:
         if not ptr.startswith("/cases"):
@@ -164,12 +164,12 @@ def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[st
     errors = []
     for e in res.errors:
         ptr = original(e.pointer)
-        errors.append(f"{name}:{_line_of(lines, ptr)}: {ptr or '/'}: {e.message}")
+        errors.append(f"{name}:{line_of(lines, ptr)}: {ptr or '/'}: {e.message}")
     out = []
     for case in res.cases:
         i = case.index
         ptr = original(f"/cases/{i}")
-        case.line = _line_of(lines, ptr)
+        case.line = line_of(lines, ptr)
         gaps = filled[i] if i < len(filled) else []
         out.append(Situation(case, has_then="then" not in gaps, filled=gaps))
     return out, errors

@@ -56,6 +56,7 @@ import difflib
 import hashlib
 import io
 import json
+import keyword
 import os
 import re
 import select
@@ -81,6 +82,7 @@ SURVIVED = "survived"
 EQUIVALENT = "equivalent"
 NO_MUTATION = "no-mutation"
 DETECTED = (KILLED, TIMEOUT)
+MODULE_LEVEL = "<module>"
 
 __all__ = ["Mutant", "enumerate_mutants", "clause_map", "load_equivalents", "score",
            "run", "CorpusOracle", "main"]
@@ -107,7 +109,8 @@ class Mutant:
     status: str | None = None
     killer: str | None = None
     detail: str = ""
-    change: str = ""
+    change: str = ""          # the changed lines as they read, "before → after"
+    snippet: str = ""         # the same, normalised (normal_source): what a declaration names
     cached: bool = False
     seconds: float = 0.0
     equivalent_reason: str | None = None
@@ -118,6 +121,12 @@ class Mutant:
     @property
     def id(self) -> str:
         return f"{self.file}:{self.line}:{self.operator}#{self.occurrence}"
+
+    @property
+    def where(self) -> str:
+        """The enclosing function as a declaration names it: ``model.combat:Class.function``
+        (``model.engine:<module>`` at module level)."""
+        return f"{self.module}:{self.function or MODULE_LEVEL}"
 
     @property
     def key(self) -> str:
@@ -385,15 +394,76 @@ def reachable_modules(package_dir: Path, entry: str = "engine") -> set[str]:
     return seen | {"__init__.py"}
 
 
-def describe_change(original: str, mutated: str) -> str:
-    """One line: the changed source lines before → after."""
+def _changed_lines(original: str, mutated: str) -> tuple[list[str], list[str]]:
+    """The source lines the mutation changed: (before, after), each stripped."""
     a, b = original.splitlines(), mutated.splitlines()
     before, after = [], []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
             before += [x.strip() for x in a[i1:i2]]
             after += [x.strip() for x in b[j1:j2]]
+    return before, after
+
+
+def describe_change(original: str, mutated: str) -> str:
+    """One line: the changed source lines before → after."""
+    before, after = _changed_lines(original, mutated)
     return f"{' '.join(before) or '(nothing)'} → {' '.join(after) or '(removed)'}"
+
+
+_LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+           tokenize.ENDMARKER}
+_WORD = {tokenize.NAME, tokenize.NUMBER, tokenize.STRING}
+_FSTRING = (getattr(tokenize, "FSTRING_START", None), getattr(tokenize, "FSTRING_END", None))
+_SPACED = frozenset(keyword.kwlist) - {"True", "False", "None"}     # `x or y`, but `f(a=None)`
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """(text, is a word) of the tokens of ``text``, layout and comments left out; an f-string is
+    one word, as Python 3.11 reads it (3.12 splits it into parts). A piece of a statement ends
+    where its open brackets do."""
+    out: list[tuple[str, bool]] = []
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    offset = lambda pos: starts[pos[0] - 1] + pos[1]       # noqa: E731 - (row, col) → index
+    fstring_at: list[tuple[int, int]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == _FSTRING[0]:
+                fstring_at.append(tok.start)
+            elif tok.type == _FSTRING[1]:
+                first = fstring_at.pop()
+                if not fstring_at:
+                    out.append((text[offset(first):offset(tok.end)], True))
+            elif not fstring_at and tok.type not in _LAYOUT and tok.string.strip():
+                out.append((tok.string, tok.type in _WORD))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return out
+
+
+def normal_source(lines: Iterable[str]) -> str:
+    """Source lines (a statement or a piece of one) reduced to their tokens: comments and
+    layout dropped; a space after a comma and around a keyword or between two words, none
+    elsewhere (``if x>=limit:``, ``return x+2``, ``deal_damage(g, t, n, combat=True)``,
+    ``if rec["struck"] or not rec["attacks"]:``). Re-wrapping, re-aligning or re-spacing the
+    lines, or editing a comment on them, leaves it unchanged."""
+    out: list[str] = []
+    prev: tuple[str, bool] | None = None
+    for tok in _tokens("\n".join(lines) + "\n"):
+        if prev is not None and not (prev[0] in "([{." or tok[0] in ")]}.,:;"):
+            if (prev[1] and tok[1]) or prev[0] == "," or prev[0] in _SPACED or tok[0] in _SPACED:
+                out.append(" ")
+        out.append(tok[0])
+        prev = tok
+    return "".join(out)
+
+
+def change_snippet(original: str, mutated: str) -> str:
+    """The key of a mutant's change: its lines before → after, each side ``normal_source``."""
+    before, after = _changed_lines(original, mutated)
+    return f"{normal_source(before) or '(nothing)'} → {normal_source(after) or '(removed)'}"
 
 
 def mutate_source(source: str, operator: str, occurrence: int) -> str | None:
@@ -410,90 +480,274 @@ class EquivalenceError(ValueError):
 
 
 RULE_KINDS = ("annotation", "input-error")
+ENTRY_KEYS = ("function", "operator", "change", "count", "unused", "reason")
+UNUSED_KINDS = ("return", "parameter", "field")
+_WHERE = re.compile(r"^[A-Za-z_][\w.]*:(?:<module>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$")
+
+
+@dataclasses.dataclass
+class Declaration:
+    """One entry of ``mutants``: the mutants of ``function`` made by ``operator`` whose change
+    reads ``change`` once normalised — ``count`` of them, 1 unless said."""
+    function: str          # "model.combat:strike", "model.numbers:Computed", "model.engine:<module>"
+    operator: str
+    change: str            # normalised: normal_source(before) → normal_source(after)
+    reason: str
+    count: int = 1
+    unused: dict | None = None   # a claim checked by unused_claim_problems: {kind: name}
+    line: int = 0          # where it is in the file
+
+    @property
+    def module(self) -> str:
+        return self.function.split(":", 1)[0]
 
 
 def load_equivalents(path: Path | str | None) -> dict:
-    """Read and validate the equivalence file.
+    """Read and validate the equivalence file (its format: the comment at its top).
 
-    ``{"rules": [{"where": "annotation", "reason"}], "mutants": [{"file", "line",
-    "change", "reason", "operator"?}]}``; every entry needs a non-empty reason.
+    ``{"rules": [{"where", "reason", "errors"?}], "mutants": [Declaration], "path"}``; a
+    problem is an :class:`EquivalenceError` naming the file, the line and the field.
     """
     import yaml
 
+    from conformance.explain import line_of, pointer_lines
     from conformance.loader import Loader   # the safe loader, LibYAML's where present
     if path is None or not Path(path).exists():
-        return {"rules": [], "mutants": []}
-    data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=Loader) or {}  # noqa: S506 - safe
+        return {"rules": [], "mutants": [], "path": None}
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.load(text, Loader=Loader) or {}  # noqa: S506 - the safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise EquivalenceError(f"{path}:{mark.line + 1 if mark else 1}: not YAML: "
+                               f"{getattr(exc, 'problem', None) or exc}") from None
+    lines = pointer_lines(text)
+
+    def fail(ptr: str, message: str) -> EquivalenceError:
+        return EquivalenceError(f"{path}:{line_of(lines, ptr)}: {ptr.lstrip('/').replace('/', '.')}"
+                                f"{': ' if ptr else ''}{message}")
     if not isinstance(data, dict):
-        raise EquivalenceError(f"{path}: a mapping with `rules` and `mutants` expected")
+        raise fail("", "a mapping with `rules` and `mutants` expected")
     unknown = set(data) - {"rules", "mutants"}
     if unknown:
-        raise EquivalenceError(f"{path}: unknown keys {sorted(unknown)}")
+        raise fail("", f"unknown keys {sorted(unknown)}")
     rules = data.get("rules") or []
     mutants = data.get("mutants") or []
     if not isinstance(rules, list) or not isinstance(mutants, list):
-        raise EquivalenceError(f"{path}: `rules` and `mutants` must be lists")
+        raise fail("", "`rules` and `mutants` must be lists")
     for i, r in enumerate(rules):
+        ptr = f"/rules/{i}"
         if not isinstance(r, dict) or r.get("where") not in RULE_KINDS:
-            raise EquivalenceError(f"{path}: rules[{i}]: `where` must be one of "
-                                   f"{', '.join(RULE_KINDS)}")
+            raise fail(ptr, f"`where` must be one of {', '.join(RULE_KINDS)}")
         if not str(r.get("reason") or "").strip():
-            raise EquivalenceError(f"{path}: rules[{i}]: a reason is required")
+            raise fail(ptr, "a reason is required")
         allowed = {"where", "reason"} | ({"errors"} if r["where"] == "input-error" else set())
         if set(r) - allowed:
-            raise EquivalenceError(f"{path}: rules[{i}]: unknown keys {sorted(set(r) - allowed)}")
+            raise fail(ptr, f"unknown keys {sorted(set(r) - allowed)}")
         if r["where"] == "input-error":
             errs = r.get("errors")
             if (not isinstance(errs, list) or not errs
                     or not all(isinstance(e, str) and e.isidentifier() for e in errs)):
-                raise EquivalenceError(f"{path}: rules[{i}]: `errors` (a list of exception "
-                                       f"class names) is required for `where: input-error`")
-    seen = set()
+                raise fail(f"{ptr}/errors", "a list of exception class names is required for "
+                                            "`where: input-error`")
+    out: list[Declaration] = []
+    seen: dict[tuple, int] = {}
     for i, m in enumerate(mutants):
+        ptr = f"/mutants/{i}"
         if not isinstance(m, dict):
-            raise EquivalenceError(f"{path}: mutants[{i}]: a mapping expected")
-        extra = set(m) - {"file", "line", "function", "change", "reason", "operator"}
+            raise fail(ptr, "a mapping expected")
+        for old, new in (("file", "function"), ("line", "function")):
+            if old in m:
+                raise fail(f"{ptr}/{old}", f"`{old}` is no longer a key: a declaration names its "
+                                           f"{new} (`module:Class.function`) and its change")
+        extra = set(m) - set(ENTRY_KEYS)
         if extra:
-            raise EquivalenceError(f"{path}: mutants[{i}]: unknown keys {sorted(extra)}")
-        for k in ("file", "change", "reason"):
+            raise fail(f"{ptr}/{sorted(extra)[0]}", f"unknown key (known: {', '.join(ENTRY_KEYS)})")
+        for k in ("function", "operator", "change", "reason"):
             if not isinstance(m.get(k), str) or not m[k].strip():
-                raise EquivalenceError(f"{path}: mutants[{i}]: `{k}` (text) is required")
-        if "line" in m and (not isinstance(m["line"], int) or isinstance(m["line"], bool)
-                            or m["line"] < 1):
-            raise EquivalenceError(f"{path}: mutants[{i}]: `line` must be a positive number")
-        if "function" in m and not isinstance(m["function"], str):
-            raise EquivalenceError(f"{path}: mutants[{i}]: `function` must be a name "
-                                   f"(\"\" for the module level)")
-        if "line" not in m and "function" not in m:
-            raise EquivalenceError(f"{path}: mutants[{i}]: `line` (a positive number) or "
-                                   f"`function` (the enclosing function, as the report names it) "
-                                   f"is required")
-        k = (m["file"], m.get("line"), m.get("function"), _norm(m["change"]), m.get("operator"))
-        if k in seen:
-            raise EquivalenceError(f"{path}: mutants[{i}]: listed twice")
-        seen.add(k)
-    return {"rules": rules, "mutants": mutants}
+                raise fail(f"{ptr}/{k}" if k in m else ptr, f"`{k}` (text) is required")
+        if not _WHERE.match(m["function"]):
+            raise fail(f"{ptr}/function", f"{m['function']!r}: expected `module:Class.function` "
+                                          f"(`module:{MODULE_LEVEL}` at module level)")
+        change = _ws(m["change"])
+        if " → " not in change:
+            raise fail(f"{ptr}/change", "expected `before → after` (as the report prints it)")
+        count = m.get("count", 1)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 2 and "count" in m:
+            raise fail(f"{ptr}/count", "a number of 2 or more (leave it out for one mutant)")
+        unused = m.get("unused")
+        if unused is not None:
+            if (not isinstance(unused, dict) or len(unused) != 1
+                    or next(iter(unused)) not in UNUSED_KINDS
+                    or not isinstance(next(iter(unused.values())), str)):
+                raise fail(f"{ptr}/unused", f"one of {', '.join(UNUSED_KINDS)} with the name it "
+                                            f"is about (`return: module:function`, `parameter: "
+                                            f"module:function.name`, `field: module:Class.name`)")
+            kind, name = next(iter(unused.items()))
+            if not _WHERE.match(name) or (kind != "return" and "." not in name.split(":")[1]):
+                raise fail(f"{ptr}/unused/{kind}", f"{name!r}: expected `module:function` (return), "
+                                                   f"`module:function.parameter` or "
+                                                   f"`module:Class.field`")
+        key = (m["function"], m["operator"], change)
+        if key in seen:
+            raise fail(ptr, f"listed twice (first at line {seen[key]}): give one entry a `count`")
+        seen[key] = line_of(lines, ptr)
+        out.append(Declaration(m["function"], m["operator"], change, str(m["reason"]).strip(),
+                               count, unused, seen[key]))
+    return {"rules": rules, "mutants": out, "path": str(path)}
 
 
-def _norm(change: str) -> str:
-    return re.sub(r"\s+", " ", change.replace("->", "→")).strip()
+def _ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
-    """(reason, index of the `mutants` entry) when the mutant is declared equivalent."""
+    """(reason, index of the `mutants` declaration) when the mutant is declared equivalent."""
     for r in eq.get("rules") or []:
         if ((r.get("where") == "annotation" and m.annotation)
                 or (r.get("where") == "input-error" and m.raises
                     and m.raises in (r.get("errors") or []))):
             return str(r["reason"]).strip(), None
-    if m.change:
-        for i, e in enumerate(eq.get("mutants") or []):
-            if (e["file"] == m.file and e.get("line", m.line) == m.line
-                    and e.get("function", m.function) == m.function
-                    and _norm(e["change"]) == _norm(m.change)
-                    and e.get("operator") in (None, m.operator)):
-                return str(e["reason"]).strip(), i
+    index = eq.get("_index")
+    if index is None:
+        index = eq["_index"] = {}
+        for i, d in enumerate(eq.get("mutants") or []):
+            index.setdefault((d.function, d.operator), []).append(i)
+    if m.snippet:
+        for i in index.get((m.where, m.operator), ()):
+            d = eq["mutants"][i]
+            if d.change == _ws(m.snippet):
+                return d.reason, i
     return None, None
+
+
+def declared(m: Mutant, eq: dict) -> bool:
+    """A declaration names the mutant's function and operator: only then is its snippet needed."""
+    equivalence_of(Mutant("", "", "", "", "", 0, 0, 0, "", [], ""), eq)      # builds the index
+    return (m.where, m.operator) in eq["_index"]
+
+
+def _defs(tree: ast.AST) -> dict[str, ast.AST]:
+    """Qualified name (as ClauseMap names scopes) → def or class node."""
+    out: dict[str, ast.AST] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out[prefix + child.name] = child
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+    visit(tree, "")
+    return out
+
+
+def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
+    """Each ``unused`` claim of a declaration checked on the code the corpus runs (``roots``:
+    the engine package and the harness reading its results), by name, with ``ast``:
+
+    - ``return: module:function`` — every call of a function of that name is a statement of its
+      own (its value dropped), and the name is never passed on uncalled;
+    - ``parameter: module:function.name`` — the function has that parameter and its body never
+      loads the name;
+    - ``field: module:Class.name`` — the class assigns that field and nothing loads an attribute
+      of that name (``x.name``, ``getattr(x, "name")``).
+
+    Names are matched, not resolved: a use of another function, parameter or field of the same
+    name counts as a use (the safe side). A claim that stops being true is a problem of its line.
+    """
+    claims = [d for d in eq.get("mutants") or [] if d.unused]
+    if not claims:
+        return []
+    trees: dict[str, tuple[str, ast.AST]] = {}
+    for root in roots:
+        root = Path(root)
+        for path in sorted(root.rglob("*.py")):
+            mod = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+            mod = mod[:-len(".__init__")] if mod.endswith(".__init__") else mod
+            trees[mod] = (path.as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+    parents: dict[int, ast.AST] = {}
+    for _, tree in trees.values():
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+    where = eq.get("path") or "the equivalence file"
+    out: list[str] = []
+    for d in claims:
+        kind, name = next(iter(d.unused.items()))
+        module, qual = name.split(":", 1)
+        owner, _, attr = qual.rpartition(".") if kind != "return" else ("", "", qual)
+        def_name = qual if kind == "return" else owner
+        tree = trees.get(module, (None, None))[1]
+        node = _defs(tree).get(def_name) if tree is not None else None
+        head = f"{where}:{d.line}: `unused: {{{kind}: {name}}}`"
+        want = ast.ClassDef if kind == "field" else (ast.FunctionDef, ast.AsyncFunctionDef)
+        if not isinstance(node, want):
+            out.append(f"{head}: no {'class' if kind == 'field' else 'function'} {def_name} in "
+                       f"{module}")
+            continue
+        uses: list[str] = []
+        if kind == "parameter":
+            a = node.args
+            if attr not in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs,
+                                              *(x for x in (a.vararg, a.kwarg) if x)]}:
+                out.append(f"{head}: {def_name} has no parameter {attr}")
+                continue
+            uses = [f"{trees[module][0]}:{n.lineno}" for st in node.body for n in ast.walk(st)
+                    if isinstance(n, ast.Name) and n.id == attr and isinstance(n.ctx, ast.Load)]
+        elif kind == "field":
+            if not any(isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+                       and st.target.id == attr for st in node.body):
+                out.append(f"{head}: {def_name} has no field {attr}")
+                continue
+            for file, tree in trees.values():
+                for n in ast.walk(tree):
+                    if ((isinstance(n, ast.Attribute) and n.attr == attr
+                         and isinstance(n.ctx, ast.Load))
+                            or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                and n.func.id == "getattr" and len(n.args) > 1
+                                and isinstance(n.args[1], ast.Constant) and n.args[1].value == attr)):
+                        uses.append(f"{file}:{n.lineno}")
+        else:
+            fname = attr
+            for file, tree in trees.values():
+                for n in ast.walk(tree):
+                    named = ((isinstance(n, ast.Name) and n.id == fname)
+                             or (isinstance(n, ast.Attribute) and n.attr == fname))
+                    if not named or not isinstance(n.ctx, ast.Load):
+                        continue
+                    call = parents.get(id(n))
+                    if isinstance(call, ast.Call) and call.func is n \
+                            and isinstance(parents.get(id(call)), ast.Expr):
+                        continue                  # called, its value dropped
+                    uses.append(f"{file}:{n.lineno}")
+        if uses:
+            what = {"return": f"the value of {def_name}", "parameter": f"{def_name}'s {attr}",
+                    "field": f"{def_name}.{attr}"}[kind]
+            out.append(f"{head}: no longer true: {what} is read at {', '.join(uses[:3])}"
+                       + (f" and {len(uses) - 3} more" if len(uses) > 3 else "")
+                       + ": the declaration's reason is false (remove it and kill the mutant)")
+    return out
+
+
+def declaration_problems(eq: dict, used: dict[int, int], modules: set[str],
+                         complete: bool = True) -> list[str]:
+    """Declarations of the modules run that match no mutant, or not as many as they say."""
+    out = []
+    where = eq.get("path") or "the equivalence file"
+    for i, d in enumerate(eq.get("mutants") or []):
+        if d.module not in modules:
+            continue
+        n = used.get(i, 0)
+        if n == 0 and complete:
+            out.append(f"{where}:{d.line}: {d.function} {d.operator} `{d.change}` matches no "
+                       f"mutant: stale (the code changed: re-declare it from the report, or "
+                       f"remove it)")
+        elif n and n != d.count:
+            out.append(f"{where}:{d.line}: {d.function} {d.operator} `{d.change}` matches {n} "
+                       f"mutants, not {d.count}: " + ("give its `count`" if n > d.count
+                                                       else "set its `count` right"))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -503,6 +757,7 @@ class CorpusOracle:
     """The conformance corpus run in-process against whatever ``model`` imports."""
 
     package = "model"
+    harness = (ROOT / "conformance",)     # the code besides the engine a case runs through
 
     def __init__(self, paths: list[str] | None = None, case_timeout: float = 2.0):
         self.paths = list(paths or [])
@@ -641,13 +896,14 @@ def _child(oracle, m: Mutant, order: list[str], wfd: int) -> None:
         if mutated is None:
             result = {"status": NO_MUTATION, "change": "", "killer": None, "detail": ""}
         else:
-            change = describe_change(source, mutated)
+            change, snippet = describe_change(source, mutated), change_snippet(source, mutated)
             pkg = oracle.package
             for name in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".")]:
                 del sys.modules[name]
             sys.meta_path.insert(0, _MutantFinder(m.module, mutated, m.path))
             status, killer, detail = oracle.run(order)
-            result = {"status": status, "change": change, "killer": killer, "detail": detail}
+            result = {"status": status, "change": change, "snippet": snippet, "killer": killer,
+                      "detail": detail}
     except BaseException as exc:  # noqa: BLE001 - whatever the mutant did, it was noticed
         result = {"status": KILLED, "change": "", "killer": None,
                   "detail": f"the mutant broke the harness: {type(exc).__name__}: {exc}"[:300]}
@@ -713,13 +969,16 @@ def run_mutants(oracle, todo: list[Mutant], workers: int = 2, mutant_timeout: fl
 
 
 def _fill_change(m: Mutant) -> None:
-    if not m.change:
+    """The change and its snippet, made again from the source (a child that died or overran
+    said nothing; a verdict cached before snippets were kept has none)."""
+    if not (m.change and m.snippet):
         try:
             source = Path(m.path).read_text(encoding="utf-8")
             mutated = mutate_source(source, m.operator, m.occurrence)
-            m.change = describe_change(source, mutated) if mutated else ""
         except Exception:
-            pass
+            return
+        if mutated:
+            m.change, m.snippet = describe_change(source, mutated), change_snippet(source, mutated)
 
 
 def _finish(m: Mutant, raw: bytes, wait_status: int, seconds: float) -> None:
@@ -739,6 +998,7 @@ def _finish(m: Mutant, raw: bytes, wait_status: int, seconds: float) -> None:
     m.killer = res.get("killer")
     m.detail = res.get("detail") or ""
     m.change = res.get("change") or ""
+    m.snippet = res.get("snippet") or ""
 
 
 # --------------------------------------------------------------------------
@@ -786,7 +1046,8 @@ def cached_result(entry: dict | None, oracle) -> dict | None:
 def cache_entry(m: Mutant, oracle) -> dict:
     return {"status": m.status, "killer": m.killer,
             "killer_digest": oracle.digests.get(m.killer) if m.killer else None,
-            "corpus": oracle.corpus_digest, "change": m.change, "detail": m.detail,
+            "corpus": oracle.corpus_digest, "change": m.change, "snippet": m.snippet,
+            "detail": m.detail,
             "seconds": round(m.seconds, 4), "id": m.id}
 
 
@@ -883,6 +1144,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
         if hit is not None:
             m.status, m.killer = hit["status"], hit.get("killer")
             m.change, m.detail = hit.get("change") or "", hit.get("detail") or ""
+            m.snippet = hit.get("snippet") or ""
             m.seconds, m.cached = hit.get("seconds") or 0.0, True
         else:
             todo.append(m)
@@ -911,6 +1173,11 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
                 killers=killers)
     t_run = time.perf_counter() - t0
     # classify equivalents; check the declarations
+    for m in mutants:
+        if m.status not in (EQUIVALENT, NO_MUTATION) and not m.snippet and declared(m, eq):
+            _fill_change(m)                      # a verdict cached before snippets were kept
+            if m.snippet and m.key in new_results:
+                new_results[m.key]["snippet"] = m.snippet
     problems: list[str] = []
     used: dict[int, int] = {}
     for m in mutants:
@@ -921,19 +1188,15 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             continue
         used[idx] = used.get(idx, 0) + 1
         if m.status in DETECTED:
-            problems.append(f"{m.file}:{m.line}: declared equivalent ({m.change}) but the corpus "
-                            f"kills it ({m.killer or m.detail}): remove it from the equivalence file")
+            problems.append(f"{m.file}:{m.line}: declared equivalent ({m.where}: {m.snippet}) but "
+                            f"the corpus kills it ({m.killer or m.detail}): remove it from the "
+                            f"equivalence file")
         elif m.status == SURVIVED:
             m.status, m.equivalent_reason = EQUIVALENT, reason
             m.equivalent_by = "rule" if idx is None else "declaration"
-    scope = {m.file for m in mutants}
-    for i, e in enumerate(eq.get("mutants") or []):
-        where = f"{e['file']}:{e['line'] if 'line' in e else e['function']}"
-        if i not in used and e["file"] in scope and max_mutants is None:
-            problems.append(f"equivalence entry {where} ({e['change']}) matches no mutant: stale")
-        elif used.get(i, 0) > 1 and "line" not in e:
-            problems.append(f"equivalence entry {where} ({e['change']}) matches {used[i]} "
-                            f"mutants: give its `line`")
+    problems += declaration_problems(eq, used, {m.module for m in mutants},
+                                     complete=max_mutants is None)
+    problems += unused_claim_problems(eq, [Path(package_dir), *getattr(oracle, "harness", ())])
     if cache_dir is not None:
         keep = {m.key for m in mutants}
         pruned = {k: v for k, v in new_results.items() if k in keep or max_mutants is not None
@@ -988,7 +1251,8 @@ def _equivalents(mutants: list[Mutant], overall: dict) -> dict:
 
 def _mutant_json(m: Mutant) -> dict:
     return {"id": m.id, "file": m.file, "line": m.line, "col": m.col, "function": m.function,
-            "operator": m.operator, "occurrence": m.occurrence, "change": m.change,
+            "where": m.where, "operator": m.operator, "occurrence": m.occurrence,
+            "change": m.change, "snippet": m.snippet,
             "clauses": m.clauses, "mapped_by": m.mapped_by, "status": m.status,
             "killer": m.killer, "detail": m.detail, "cached": m.cached,
             "seconds": round(m.seconds, 4), "equivalent_reason": m.equivalent_reason,
@@ -1059,10 +1323,12 @@ def markdown(data: dict) -> str:
     out += ["", f"{len(full)} clauses at 100%.", ""]
     surv = [m for m in data["mutants"] if m["status"] == SURVIVED]
     out += [f"## Surviving mutants ({len(surv)})", "",
-            "| where | function | change | operator | clauses |", "|---|---|---|---|---|"]
+            "A declaration names a mutant by its function, operator and change as below "
+            "(properties/strength_equivalent.yaml).", "",
+            "| line | function | operator | change | clauses |", "|---|---|---|---|---|"]
     for m in sorted(surv, key=lambda m: (m["file"], m["line"], m["operator"])):
-        out.append(f"| {m['file']}:{m['line']} | {_md_escape(m['function'])} | "
-                   f"`{_md_escape(m['change'])}` | {m['operator'].split('/')[-1]} | "
+        out.append(f"| {m['file']}:{m['line']} | {_md_escape(m['where'])} | {m['operator']} | "
+                   f"`{_md_escape(m['snippet'] or m['change'])}` | "
                    f"{_md_escape(', '.join(m['clauses']))} |")
     tos = [m for m in data["mutants"] if m["status"] == TIMEOUT]
     out += ["", f"## Killed by timeout ({len(tos)})", ""]

@@ -9,9 +9,11 @@ must).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import json
+import re
 import sys
 import time
 import uuid
@@ -75,9 +77,9 @@ rules:
   - where: annotation
     reason: annotations are never evaluated
 mutants:
-  - file: {pkg}/core.py
-    line: 7
-    change: "if x > limit: → if x >= limit:"
+  - function: "{pkg}.core:cap"
+    operator: core/ReplaceComparisonOperator_Gt_GtE
+    change: "if x>limit: → if x>=limit:"
     reason: at x == limit both branches return the same value
 """
 
@@ -223,6 +225,25 @@ def test_input_error_rule_matches_only_the_named_exceptions(tmp_path):
 
 def test_describe_change():
     assert S.describe_change("a\nif x > y:\nb\n", "a\nif x >= y:\nb\n") == "if x > y: → if x >= y:"
+    assert S.change_snippet("a\nif x > y:  # 1.2\nb\n", "a\nif x >= y:  # 1.2\nb\n") == "if x>y: → if x>=y:"
+    assert S.change_snippet("@property\ndef f(): pass\n", "def f(): pass\n") == "@property → (removed)"
+
+
+@pytest.mark.parametrize("lines, normal", [
+    (['st.info["in_strike"] = True            # 134.4.7'], 'st.info["in_strike"]=True'),
+    (['if st.phase != "combat" or rec["struck"] or not rec["attacks"]:'],
+     'if st.phase!="combat" or rec["struck"] or not rec["attacks"]:'),
+    (["deal_damage(g, target, n,  None, combat=True)"], "deal_damage(g, target, n, None, combat=True)"),
+    (["target = targets[ -1]"], "target=targets[-1]"),                 # cosmic-ray's own spacing
+    (["x = f'{a or  b}:  {c!r:>3}'  # f-strings kept as written"], "x=f'{a or  b}:  {c!r:>3}'"),
+    (["gifts = [{k: v for k, v in ab.items() if k != '_c'} for ab, _ in granted(g.state,"],
+     "gifts=[{k:v for k, v in ab.items() if k!='_c'} for ab, _ in granted(g.state,"),   # a piece
+    (["return (a +", "        b)  # wrapped"], "return (a+b)"),
+    (["return (a + b)"], "return (a+b)"),
+    (["def f(x: int = 0) -> int:"], "def f(x:int=0)->int:"),
+])
+def test_normal_source_drops_comments_and_layout(lines, normal):
+    assert S.normal_source(lines) == normal
 
 
 # ---------------------------------------------------------------------------
@@ -257,51 +278,81 @@ def test_score_arithmetic():
 # ---------------------------------------------------------------------------
 # the equivalence file
 
+DECL = "{function: 'm.a:f', operator: core/X, change: 'a → b', reason: r}"
+
+
 @pytest.mark.parametrize("text, problem", [
-    ("[1, 2]", "mapping"),
+    ("[1, 2]", ":1: a mapping"),
     ("bogus: []", "unknown keys"),
-    ("rules: [{where: anywhere, reason: x}]", "annotation, input-error"),
+    ("rules: [{where: anywhere, reason: x}]", "rules.0: `where` must be one of annotation, input-error"),
     ("rules: [{where: input-error, reason: x}]", "errors"),
     ("rules: [{where: input-error, errors: [], reason: x}]", "errors"),
     ("rules: [{where: input-error, errors: ['not a name'], reason: x}]", "errors"),
     ("rules: [{where: annotation, errors: [E], reason: x}]", "unknown keys"),
     ("rules: [{where: annotation}]", "reason"),
-    ("mutants: [{file: a.py, line: 3, change: 'a → b'}]", "reason"),
-    ("mutants: [{file: a.py, change: 'a → b', reason: r}]", "or `function`"),
-    ("mutants: [{file: a.py, function: 3, change: 'a → b', reason: r}]", "function"),
-    ("mutants: [{file: a.py, line: 0, change: 'a → b', reason: r}]", "line"),
-    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: '  '}]", "reason"),
-    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r, why: r}]", "unknown keys"),
-    ("mutants: [{file: a.py, line: 3, change: 'a → b', reason: r}, "
-     "{file: a.py, line: 3, change: 'a -> b', reason: s}]", "twice"),
+    ("mutants:\n- {function: 'm.a:f', operator: core/X, change: 'a → b'}", ":2: mutants.0: `reason`"),
+    ("mutants:\n- {file: a.py, line: 3, change: 'a → b', reason: r}",
+     ":2: mutants.0.file: `file` is no longer a key"),
+    ("mutants:\n- function: 'm.a:f'\n  operator: core/X\n  line: 3\n  change: 'a → b'\n  reason: r",
+     ":4: mutants.0.line: `line` is no longer a key"),
+    ("mutants: [{function: f, operator: core/X, change: 'a → b', reason: r}]", "`module:Class.function`"),
+    ("mutants: [{function: 'm.a:f(x)', operator: core/X, change: 'a → b', reason: r}]", "function"),
+    ("mutants: [{function: 'm.a:f', change: 'a → b', reason: r}]", "`operator`"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a to b', reason: r}]", "before → after"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', reason: '  '}]", "reason"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', reason: r, why: r}]",
+     "mutants.0.why: unknown key"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', count: 1, reason: r}]", "count"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', count: x, reason: r}]", "count"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', unused: x, reason: r}]", "unused"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', unused: {value: 'm.a:f'}, "
+     "reason: r}]", "unused"),
+    ("mutants: [{function: 'm.a:f', operator: core/X, change: 'a → b', unused: {field: 'm.a:C'}, "
+     "reason: r}]", "module:Class.field"),
+    (f"mutants:\n- {DECL}\n- {DECL.replace('a → b', 'a  →  b')}", ":3: mutants.1: listed twice (first at line 2)"),
+    ("rules: [\n", ":2: not YAML"),
 ])
 def test_equivalence_file_is_validated(tmp_path, text, problem):
     p = tmp_path / "eq.yaml"
     p.write_text(text, encoding="utf-8")
-    with pytest.raises(S.EquivalenceError, match=problem):
+    with pytest.raises(S.EquivalenceError) as err:
         S.load_equivalents(p)
+    assert str(err.value).startswith(f"{p}:") and problem in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+NEVER_READ = re.compile(r"\b(never|not) (used|read|passed|looked at)\b|\bunused\b|no caller", re.I)
 
 
 def test_project_equivalence_file_is_valid():
     eq = S.load_equivalents(S.DEFAULT_EQUIVALENT)
-    for e in eq["mutants"]:
-        assert (S.ROOT / e["file"]).is_file(), e
-        assert len(e["reason"].split()) >= 4, e
+    for d in eq["mutants"]:
+        assert (S.ROOT / (d.module.replace(".", "/") + ".py")).is_file(), d
+        assert len(d.reason.split()) >= 4, d
+
+
+def test_project_unused_claims_hold():
+    """Every `unused` claim of the project's declarations is true of today's model/ and
+    conformance/ (the run checks them too, every time)."""
+    eq = S.load_equivalents(S.DEFAULT_EQUIVALENT)
+    assert S.unused_claim_problems(eq, [S.DEFAULT_MODEL, *S.CorpusOracle.harness]) == []
 
 
 def test_equivalence_matching():
-    eq = {"rules": [], "mutants": [{"file": "m.py", "line": 1, "change": "a  ->  b", "reason": "r"}]}
+    d = S.Declaration("m:f", "core/X", "a → b", "r")
+    eq = {"rules": [], "mutants": [d]}
     m = _m(S.SURVIVED, [])
-    m.change = "a → b"
+    m.snippet = "a  →  b"
     assert S.equivalence_of(m, eq) == ("r", 0)
-    m.line = 2
-    assert S.equivalence_of(m, eq) == (None, None)
-    # by function: holds wherever the line moves, never in another function
-    eq = {"rules": [], "mutants": [{"file": "m.py", "function": "f", "change": "a → b", "reason": "r"}]}
-    m.line = 40
+    m.line = 40                                   # a line plays no part
     assert S.equivalence_of(m, eq) == ("r", 0)
-    m.function = "g"
+    m.operator = "core/Y"                         # the operator does
     assert S.equivalence_of(m, eq) == (None, None)
+    m.operator = "core/X"
+    m.function = "g"                              # and the function
+    assert S.equivalence_of(dataclasses.replace(m), eq) == (None, None)
+    assert S.equivalence_of(dataclasses.replace(m, function="f", snippet="a → c"), eq) == (None, None)
+    assert _m(S.SURVIVED, []).where == "m:f" and dataclasses.replace(m, function="").where == "m:<module>"
 
 
 # ---------------------------------------------------------------------------
@@ -339,7 +390,8 @@ def test_run_statuses_and_report(tiny, tmp_path):
     text = md.read_text(encoding="utf-8")
     assert "json-sha256: " + hashlib.sha256(js.read_text(encoding="utf-8").encode()).hexdigest() in text
     assert "## Surviving mutants (1)" in text
-    assert f"{tiny['pkg']}/core.py:14" in text and "return x * 2 → return x + 2" in text
+    assert (f"| {tiny['pkg']}/core.py:14 | {tiny['pkg']}.core:double | core/ReplaceBinaryOperator_Mul_Add "
+            f"| `return x*2 → return x+2` |") in text          # what a declaration names
     assert "## Killed by timeout (1)" in text
     assert "## Equivalent mutants (2)" in text and "never evaluated" in text
     assert "| 3 " in text                                 # the title of the surviving mutant
@@ -393,8 +445,8 @@ def test_an_edit_of_another_module_runs_every_mutant_again(tiny):
 
 
 def test_equivalent_but_killed_is_a_problem(tiny):
-    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace(
-        "x >= limit", "x < limit"), encoding="utf-8")
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("x>=limit", "x<limit").replace(
+        "Gt_GtE", "Gt_Lt"), encoding="utf-8")
     data = _run(tiny)
     assert any("declared equivalent" in p for p in data["problems"])
     assert _by(data, "cap", "Gt_Lt")["status"] == S.KILLED
@@ -420,20 +472,146 @@ def test_reachable_modules(tmp_path):
     assert "lonely.py" in S.reachable_modules(d)
 
 
-def test_a_declaration_by_function_survives_a_moved_line(tiny):
-    """An entry naming the function instead of the line still holds after lines
-    are added above it; one naming a function the change is not in is stale."""
-    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    line: 7\n", "    function: cap\n"),
-                          encoding="utf-8")
+def test_a_declaration_survives_moved_lines_comments_and_spacing(tiny):
+    """A declaration names the function and the normalised change: lines added above, the
+    line re-spaced and given a comment leave it standing; naming another function makes it
+    stale, a problem naming its line in the equivalence file."""
     core = tiny["dir"] / "core.py"
     core.write_text(core.read_text(encoding="utf-8").replace(
-        "from __future__ import annotations\n", "from __future__ import annotations\n\n\nMOVED = 1\n"),
-        encoding="utf-8")
+        "from __future__ import annotations\n", "from __future__ import annotations\n\n\nMOVED = 1\n").replace(
+        "    if x > limit:\n", "    if x  >  limit:     # 2.1: above the limit\n"), encoding="utf-8")
     data = _run(tiny)
     eq = _by(data, "cap", "Gt_GtE")
     assert eq["status"] == S.EQUIVALENT and eq["line"] == 10 and data["problems"] == []
-    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    line: 7\n", "    function: double\n"),
+    assert eq["where"] == f"{tiny['pkg']}.core:cap" and eq["snippet"] == "if x>limit: → if x>=limit:"
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace(".core:cap", ".core:double"),
                           encoding="utf-8")
     data = _run(tiny)
     assert _by(data, "cap", "Gt_GtE")["status"] == S.SURVIVED
-    assert any("matches no mutant: stale" in p for p in data["problems"])
+    assert [p for p in data["problems"] if "matches no mutant: stale" in p] == [
+        f"{tiny['eq']}:6: {tiny['pkg']}.core:double core/ReplaceComparisonOperator_Gt_GtE "
+        f"`if x>limit: → if x>=limit:` matches no mutant: stale (the code changed: re-declare it "
+        f"from the report, or remove it)"]
+
+
+def test_a_declaration_names_as_many_mutants_as_its_count(tiny):
+    """The same change twice in one function: one declaration names both with `count: 2`;
+    without it, or with another count, the run says how many it matched."""
+    core = tiny["dir"] / "core.py"
+    core.write_text(core.read_text(encoding="utf-8").replace(
+        "    if x > limit:\n        return limit\n",
+        "    if x > limit:\n        return limit\n    if x > limit:\n        return limit\n"),
+        encoding="utf-8")
+    data = _run(tiny)
+    assert [p.split(": ", 1)[1] for p in data["problems"]] == [
+        f"{tiny['pkg']}.core:cap core/ReplaceComparisonOperator_Gt_GtE `if x>limit: → if x>=limit:` "
+        f"matches 2 mutants, not 1: give its `count`"]
+    assert [m["status"] for m in data["mutants"] if "Gt_GtE" in m["operator"]] == [S.EQUIVALENT] * 2
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    reason: at", "    count: 2\n    reason: at"),
+                          encoding="utf-8")
+    assert _run(tiny)["problems"] == []
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    reason: at", "    count: 3\n    reason: at"),
+                          encoding="utf-8")
+    assert "matches 2 mutants, not 3: set its `count` right" in _run(tiny)["problems"][0]
+
+
+# ---------------------------------------------------------------------------
+# `unused` claims: a reason that says a value is never read, checked
+
+ENGINE = {
+    "core.py": """\
+from dataclasses import dataclass
+
+
+@dataclass
+class Result:
+    value: int
+    detail: int
+
+
+def heal(st, n, combat=False):
+    st.hp += n
+    return n * 2
+
+
+def fight(st):
+    heal(st, 1)
+    return Result(st.hp, 0).value
+""",
+    "other.py": """\
+from .core import heal
+
+
+def rest(st):
+    heal(st, 2, combat=True)
+""",
+}
+
+CLAIMS = """\
+mutants:
+  - function: "eng.core:heal"
+    operator: core/NumberReplacer
+    change: "return n*2 → return n*3"
+    unused: {return: "eng.core:heal"}
+    reason: the value of heal is dropped by every caller
+  - function: "eng.core:heal"
+    operator: core/ReplaceFalseWithTrue
+    change: "def heal(st, n, combat=False): → def heal(st, n, combat=True):"
+    unused: {parameter: "eng.core:heal.combat"}
+    reason: the body never reads combat
+  - function: "eng.core:fight"
+    operator: core/NumberReplacer
+    change: "return Result(st.hp, 0).value → return Result(st.hp, 1).value"
+    unused: {field: "eng.core:Result.detail"}
+    reason: Result.detail is never read
+"""
+
+
+@pytest.fixture()
+def claims(tmp_path):
+    d = tmp_path / "eng"
+    d.mkdir()
+    (d / "__init__.py").write_text("", encoding="utf-8")
+    for name, text in ENGINE.items():
+        (d / name).write_text(text, encoding="utf-8")
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "run.py").write_text("def run(st):\n    return st\n", encoding="utf-8")
+    eq = tmp_path / "eq.yaml"
+    eq.write_text(CLAIMS, encoding="utf-8")
+    return d, harness, eq
+
+
+def _claims(claims):
+    d, harness, eq = claims
+    return S.unused_claim_problems(S.load_equivalents(eq), [d, harness])
+
+
+def test_unused_claims_hold(claims):
+    assert _claims(claims) == []
+
+
+@pytest.mark.parametrize("where, before, after, problem", [
+    # the value of heal now read: by a caller of the engine, of the harness, or passed on
+    ("eng/other.py", "    heal(st, 2, combat=True)", "    return heal(st, 2, combat=True)",
+     ":2: `unused: {return: eng.core:heal}`: no longer true: the value of heal is read at "),
+    ("harness/run.py", "    return st", "    return heal(st, 3)", "the value of heal is read at"),
+    ("eng/other.py", "def rest(st):", "HOOKS = [heal]\n\n\ndef rest(st):", "the value of heal is read at"),
+    # the parameter now read
+    ("eng/core.py", "    st.hp += n\n", "    st.hp += n if combat else 0\n", "heal's combat is read at"),
+    ("eng/core.py", "def heal(st, n, combat=False):", "def heal(st, n):", "heal has no parameter combat"),
+    # the field now read, by an attribute or getattr
+    ("harness/run.py", "    return st", "    return st.detail", "Result.detail is read at"),
+    ("harness/run.py", "    return st", "    return getattr(st, 'detail')", "Result.detail is read at"),
+    ("eng/core.py", "    detail: int\n", "", "Result has no field detail"),
+    ("eng/core.py", "def heal(", "def mend(", "no function heal in eng.core"),
+])
+def test_an_unused_claim_that_stops_being_true_is_a_problem(claims, where, before, after, problem):
+    d, harness, eq = claims
+    path = d.parent / where
+    text = path.read_text(encoding="utf-8")
+    assert before in text
+    path.write_text(text.replace(before, after), encoding="utf-8")
+    problems = _claims(claims)
+    assert len(problems) >= 1 and any(problem in p for p in problems), problems
+    assert all(p.startswith(f"{eq}:") for p in problems)
