@@ -258,7 +258,7 @@ def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> 
                                          for x in keywords.entries(g, st.cards[target], "immunity")):
             g.emit("damage_prevented", target=target, amount=n, element=element, clause="132.10")
             n = 0                                                        # 132.10, 132.2
-        deal_damage(g, target, n, element, source=cid, combat=True)
+        deal_damage(g, target, n, element, source=cid)
         if target in g.hit:
             # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
             # action right after the damage may still save it (the engine's window, 136.8). It

@@ -267,7 +267,7 @@ def strike(g: Game, window: bool = False) -> None:
     try:
         for striker, target, amount, back in hits:
             g.emit("strike", attacker=striker, target=target, amount=amount, back=True if back else None)
-            deal_damage(g, target, amount, None, source=striker, combat=True)
+            deal_damage(g, target, amount, None, source=striker)
         for striker, target, _amount_, _back in hits:                  # 135.1
             if target in PLAYERS or not st.cards.peek(target).is_creature or not st.on_table(target):
                 continue

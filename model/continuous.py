@@ -141,7 +141,7 @@ def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Act
     for item in state.lasting:
         e = item["effect"]
         ident = str(item["id"])
-        act = Active(e, ident, item.get("source"), _attrs(e, False, item.get("created", 0), None, ident))
+        act = Active(e, ident, item.get("source"), _attrs(e, False, item["created"], None, ident))
         members = [x for x in item["affects"] if x in PLAYERS or state.on_table(x)]
         src = item.get("source")
         if src in state.cards:
@@ -246,7 +246,7 @@ def expire(state: State, moment: str) -> list[str]:
         elif until == "end_of_turn" and moment == "turn_end":
             done = True
         elif until == "turns" and moment == "turn_end":
-            item["turns_left"] = item.get("turns_left", 1) - 1
+            item["turns_left"] -= 1              # check_lasting / create_lasting set it
             done = item["turns_left"] <= 0
         if done:
             ended.append(str(item["id"]))

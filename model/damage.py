@@ -20,9 +20,9 @@ from .zones import Cause, move_card
 
 
 def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
-                source: str | None = None, combat: bool = False, by: str | None = None,
-                replaced: bool = False, modify: bool = True, limit: int | None = None) -> int:
-    """Damage a player or a creature/building on the table; returns the damage dealt.
+                source: str | None = None, by: str | None = None,
+                replaced: bool = False, modify: bool = True, limit: int | None = None) -> None:
+    """Damage a player or a creature/building on the table.
 
     The amount is modified by the `damage_taken` effects that reach the target (model/numbers.py);
     a replacement of the damage (mk:5.12, model/replacement.py) carries out its steps instead."""
@@ -35,15 +35,14 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     if not replaced and (target in PLAYERS or st.on_table(target)):
         args = {"target": target, "amount": amount, "element": element, "source": source, "limit": limit}
         if replacement.replace(g, "damage", target, args, by or st.active,
-                               lambda tg: deal_damage(tg, target, amount, element, source, combat, by,
-                                                      True, False),
+                               lambda tg: deal_damage(tg, target, amount, element, source, by, True, False),
                                stats.frozen, _apply_step):
-            return 0
+            return
     if target in PLAYERS:
         if amount:
             st.players[target].hp -= amount
             g.emit("damaged", target=target, amount=amount, element=element, source=source)
-        return amount
+        return
     card = g.card(target)
     if not st.on_table(target):
         g.refuse("4.5.2", f"{target} is not on the table: only cards in play can be damaged")
@@ -52,7 +51,7 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
     if (element and any(a.get("to") == element for a in keywords.entries(g, card, "immunity"))) \
             or keywords.has(g, card, "undamageable"):        # own or granted (128.1), not lost
         g.emit("damage_prevented", target=target, amount=amount, element=element)
-        return 0
+        return
     if amount:
         card.wounds += amount
         g.emit("damaged", target=target, amount=amount, element=element, source=source)
@@ -64,10 +63,9 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
         hurt = st.turn_info.setdefault("damaged_by_damage", [])
         if target not in hurt:
             hurt.append(target)
-    return amount
 
 
-def heal(g: Game, target: str, amount: int, step: dict | None = None) -> int:
+def heal(g: Game, target: str, amount: int, step: dict | None = None) -> None:
     """4.26: heal a player or a creature on the table (a building regains SP). `step`: the
     healing step's arguments (a strong one may prevail over a prohibition, 101.0)."""
     if amount < 0:
@@ -75,9 +73,8 @@ def heal(g: Game, target: str, amount: int, step: dict | None = None) -> int:
     st = g.state
     prohibited(g, target, "heal", step)               # 99.1: "cannot heal"
     if target in PLAYERS:
-        before = st.players[target].hp
         heal_player(g, target, amount)
-        return st.players[target].hp - before
+        return
     card = g.card(target)
     if not st.on_table(target):
         g.refuse("4.5.2", f"{target} is not on the table")
@@ -87,7 +84,6 @@ def heal(g: Game, target: str, amount: int, step: dict | None = None) -> int:
     card.wounds -= healed
     if healed:
         g.emit("healed", target=target, amount=healed)
-    return healed
 
 
 def _replace_destroy(g: Game, cid: str) -> bool:

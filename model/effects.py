@@ -157,10 +157,9 @@ def _heal_one(g: Game, target: str, amount: int, a: dict[str, Any], by: str) -> 
     damage.heal(g, target, amount, a)
 
 
-def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
+def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> None:
     """4.12.0: the top card(s) of the player's own deck into the hand; an empty deck gives nothing."""
     deck = g.player(player).own_zone("deck")       # the live list: the draws change it
-    drawn = 0
     for _ in range(count):
         if not deck:
             break
@@ -168,8 +167,6 @@ def draw_cards(g: Game, player: str, count: int, cause: str = "draw") -> int:
         move_card(g, cid, "hand", Cause(cause))
         if cause == "draw":
             g.emit("drew", player=player, card=cid)
-        drawn += 1
-    return drawn
 
 
 def do_draw(g: Game, a: dict[str, Any], by: str) -> None:

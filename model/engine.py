@@ -67,10 +67,6 @@ class Outcome:
             self._stamped = True
         return self._events
 
-    @property
-    def pending(self) -> dict[str, Any] | None:
-        return self.state.pending
-
 
 def _choose(g: Game, a: dict[str, Any], by: str) -> None:
     st = g.state

@@ -58,9 +58,10 @@ class Term:
 
 @dataclass(frozen=True)
 class Computed:
+    """The number, and for the prover (properties/z3_numbers.py; the engine reads only `value`)
+    how it came about."""
     value: int
-    setting: Term | None          # the prevailing setting, if any
-    overridden: tuple[Term, ...]  # terms that do not count (settings beaten, modifiers overwritten)
+    setting: Term | None          # kodex-102: the prevailing setting, if any
     unresolved: tuple[Term, ...]  # tied settings with different values (none applies)
 
 
@@ -82,7 +83,7 @@ def _prevailing(sets: Sequence[Term], pol) -> list[Term]:
     return out
 
 
-def compute(base: int, terms: Sequence[Term], builtin: int = 0, policy: str = "kodex-102") -> Computed:
+def compute(base: int, terms: Sequence[Term], builtin: int, policy: str = "kodex-102") -> Computed:
     """The number from its printed value, the built-in modifiers and the effects' terms."""
     if procedure_of(policy) == "mk-5.11":
         return _mk(base, terms, builtin)
@@ -92,17 +93,15 @@ def compute(base: int, terms: Sequence[Term], builtin: int = 0, policy: str = "k
     setting = winners[0] if winners else None
     unresolved = tuple(sets) if sets and not winners else ()
     value = setting.value if setting else base
-    overridden: list[Term] = [s for s in sets if setting is not None and s.value != setting.value]
     for t in terms:
         if t.op != "add":
             continue
         if setting is not None and any(pol.beats(w.attrs, t.attrs) for w in winners):
-            overridden.append(t)
-            continue
+            continue                                       # overwritten by the prevailing setting
         value = _add(value, t)
     if builtin and not (setting is not None and any(pol.beats(w.attrs, BUILTIN) for w in winners)):
         value += builtin
-    return Computed(value, setting, tuple(overridden), unresolved)
+    return Computed(value, setting, unresolved)
 
 
 def _add(value: int, t: Term) -> int:
@@ -134,12 +133,7 @@ def _mk(base: int, terms: Sequence[Term], builtin: int) -> Computed:
         tied = _tied_passes(terms)
         unresolved = tuple(t for t in terms if t.op == "set" and t.attrs.strong in tied)
         value = set_number(base, [e for e in effs if not (e.kind == "set" and e.strong in tied)])
-    pol = compile_policy("mk-5.10")
-    setting = None                     # the strong pass's prevailing setting, else the weak pass's
-    for strong in (False, True):
-        won = _prevailing([t for t in terms if t.op == "set" and t.attrs.strong == strong], pol)
-        setting = won[0] if won else setting
-    return Computed(value, setting, (), unresolved)
+    return Computed(value, None, unresolved)
 
 
 def _tied_passes(terms: Sequence[Term]) -> set[bool]:

@@ -104,7 +104,7 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
     d = _raw(name)
     path = RULESET_DIR / f"{name}.yaml"
     try:
-        bonus = d.get("defence_bonus", {})
+        bonus = d["defence_bonus"]
         return Ruleset(
             name=name,
             description=str(d.get("description", "")).strip(),
@@ -113,7 +113,7 @@ def load_ruleset(name: str = DEFAULT_RULESET) -> Ruleset:
             opening_hand=int(d["opening_hand"]), guard_post_size=int(d["guard_post_size"]),
             vp_income=tuple(int(x) for x in d["vp_income"]),
             reserve_creatures_per_vp=int(d["reserve_creatures_per_vp"]),
-            defence_bonus_damage=int(bonus.get("damage", 0)), defence_bonus_hp=int(bonus.get("hp", 0)),
+            defence_bonus_damage=int(bonus["damage"]), defence_bonus_hp=int(bonus["hp"]),
             nekron_cards_per_point=int(d["nekron_cards_per_point"]),
             max_attackers_per_defender=int(d["max_attackers_per_defender"]),
             regeneration_per_turn=int(d["regeneration_per_turn"]),

@@ -242,9 +242,9 @@ class State:
     phase: str
     players: dict[str, Player]
     cards: Cards
+    seed: int
     removed: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None     # None: ongoing
-    seed: int = 0
     rng_counter: int = 0
     clock: int = 0                           # timestamps for "played later" (102.3)
     pending: dict[str, Any] | None = None
@@ -496,7 +496,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
     state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
     state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
     if state.lasting:
-        state.clock = max(state.clock, max(int(x.get("created", 0)) for x in state.lasting))
+        state.clock = max(state.clock, max(int(x["created"]) for x in state.lasting))
     if combat_step is not None:
         state.turn_info["combat_step"] = check_step(combat_step, phase, "/turn/combat_step")
     elif phase == "combat":

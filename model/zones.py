@@ -122,8 +122,7 @@ def check_entry(g: Game, card: Card, dest: str) -> str:
 
 
 def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
-              to_player: str | None = None, index: int | None = None,
-              active: bool | None = None) -> str:
+              to_player: str | None = None, active: bool | None = None) -> str:
     """Move one card; return where it ended: a zone name, "removed", or "stayed" (life counter)."""
     st = g.state
     card = g.card(card_id)
@@ -200,8 +199,6 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         ids = st.players[target].own_zone(final)
         if final == "deck" and dest not in ("deck_bottom", "deck_shuffle"):   # the top of a deck
             ids.insert(0, card_id)
-        elif index is not None:
-            ids.insert(max(0, min(index, len(ids))), card_id)
         else:
             ids.append(card_id)
         st.where[card_id] = (target, final)

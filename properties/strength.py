@@ -106,6 +106,7 @@ class Mutant:
     mapped_by: str            # "comment" | "docstring:<name>" | "module" | "none"
     annotation: bool = False  # inside an annotation (never evaluated)
     raises: str | None = None  # on a path that only ends in `raise <this exception>`
+    context: str = ""          # the block it lies in (ClauseMap.context)
     status: str | None = None
     killer: str | None = None
     detail: str = ""
@@ -267,6 +268,32 @@ class ClauseMap:
                                          (x.end_lineno or x.lineno, x.end_col_offset or 0)))
         self.comments = {k: self._cited(v) for k, v in _comments(source).items()}
         self.raise_paths = _raise_paths(tree)
+        self._lines = source.splitlines()
+        self._blocks: list[tuple[tuple[int, int], tuple[int, int], ast.stmt, str]] = []
+        for n in ast.walk(tree):            # every statement, with the block holding it
+            for branch in ("body", "orelse", "handlers", "finalbody"):
+                block = getattr(n, branch, None)
+                for st in block if isinstance(block, list) else ():
+                    if isinstance(st, (ast.stmt, ast.excepthandler)):
+                        self._blocks.append(((st.lineno, st.col_offset),
+                                             (st.end_lineno or st.lineno, st.end_col_offset or 0),
+                                             n, branch))
+
+    def context(self, line: int, col: int) -> str:
+        """The block a position lies in, as a declaration may name it to tell apart the same
+        change twice in one function: the first line of the statement heading the block, normalised
+        (``if args.get(REPLACED_MARK):``; ``else`` / ``finally`` added for those branches), of the
+        innermost statement holding the position; "" at module level or in a function's own body."""
+        best = None
+        for a, b, parent, branch in self._blocks:
+            if a <= (line, col) < b and (best is None or a >= best[0]):
+                best = (a, parent, branch)
+        if best is None or isinstance(best[1], (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                                                ast.ClassDef)):
+            return ""
+        parent, branch = best[1], best[2]
+        head = normal_source([self._lines[parent.lineno - 1]]) if hasattr(parent, "lineno") else ""
+        return head + {"orelse": " else", "finalbody": " finally"}.get(branch, "")
 
     def raising(self, line: int, col: int) -> str | None:
         """The exception raised at the end of the only path (line, col) lies on, if any:
@@ -359,7 +386,8 @@ def enumerate_mutants(package_dir: Path, operators: list[str],
                                       operator=name, occurrence=occurrence, line=line, col=col,
                                       function=function, clauses=clauses, mapped_by=how,
                                       annotation=cmap.in_annotation(line, col),
-                                      raises=cmap.raising(line, col), package_sha=package_sha))
+                                      raises=cmap.raising(line, col), package_sha=package_sha,
+                                      context=cmap.context(line, col)))
                     occurrence += 1
     return out
 
@@ -480,7 +508,7 @@ class EquivalenceError(ValueError):
 
 
 RULE_KINDS = ("annotation", "input-error")
-ENTRY_KEYS = ("function", "operator", "change", "count", "unused", "reason")
+ENTRY_KEYS = ("function", "operator", "change", "block", "count", "unused", "reason")
 UNUSED_KINDS = ("return", "parameter", "field")
 _WHERE = re.compile(r"^[A-Za-z_][\w.]*:(?:<module>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$")
 
@@ -496,6 +524,7 @@ class Declaration:
     count: int = 1
     unused: dict | None = None   # a claim checked by unused_claim_problems: {kind: name}
     line: int = 0          # where it is in the file
+    block: str | None = None     # only the mutants in this block (ClauseMap.context), when given
 
     @property
     def module(self) -> str:
@@ -572,6 +601,10 @@ def load_equivalents(path: Path | str | None) -> dict:
         change = _ws(m["change"])
         if " → " not in change:
             raise fail(f"{ptr}/change", "expected `before → after` (as the report prints it)")
+        block = m.get("block")
+        if block is not None and not isinstance(block, str):
+            raise fail(f"{ptr}/block", "the first line of the block's statement, as the report's "
+                                       "`block` gives it (\"\" for the function's own body)")
         count = m.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or count < 2 and "count" in m:
             raise fail(f"{ptr}/count", "a number of 2 or more (leave it out for one mutant)")
@@ -588,12 +621,12 @@ def load_equivalents(path: Path | str | None) -> dict:
                 raise fail(f"{ptr}/unused/{kind}", f"{name!r}: expected `module:function` (return), "
                                                    f"`module:function.parameter` or "
                                                    f"`module:Class.field`")
-        key = (m["function"], m["operator"], change)
+        key = (m["function"], m["operator"], change, None if block is None else _ws(block))
         if key in seen:
             raise fail(ptr, f"listed twice (first at line {seen[key]}): give one entry a `count`")
         seen[key] = line_of(lines, ptr)
         out.append(Declaration(m["function"], m["operator"], change, str(m["reason"]).strip(),
-                               count, unused, seen[key]))
+                               count, unused, seen[key], key[3]))
     return {"rules": rules, "mutants": out, "path": str(path)}
 
 
@@ -614,10 +647,15 @@ def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
         for i, d in enumerate(eq.get("mutants") or []):
             index.setdefault((d.function, d.operator), []).append(i)
     if m.snippet:
+        found = None
         for i in index.get((m.where, m.operator), ()):
             d = eq["mutants"][i]
-            if d.change == _ws(m.snippet):
-                return d.reason, i
+            if d.change == _ws(m.snippet) and d.block in (None, _ws(m.context)):
+                if d.block is not None:
+                    return d.reason, i         # the declaration naming its block before one that does not
+                found = found or (d.reason, i)
+        if found:
+            return found
     return None, None
 
 
@@ -730,23 +768,28 @@ def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
     return out
 
 
-def declaration_problems(eq: dict, used: dict[int, int], modules: set[str],
+def declaration_problems(eq: dict, used: dict[int, list[str]], modules: set[str],
                          complete: bool = True) -> list[str]:
-    """Declarations of the modules run that match no mutant, or not as many as they say."""
+    """Declarations of the modules run that match no mutant, or not as many as they say.
+    ``used``: declaration index → the blocks (ClauseMap.context) of the mutants it matched."""
     out = []
     where = eq.get("path") or "the equivalence file"
     for i, d in enumerate(eq.get("mutants") or []):
         if d.module not in modules:
             continue
-        n = used.get(i, 0)
+        blocks = used.get(i, [])
+        n = len(blocks)
         if n == 0 and complete:
             out.append(f"{where}:{d.line}: {d.function} {d.operator} `{d.change}` matches no "
                        f"mutant: stale (the code changed: re-declare it from the report, or "
                        f"remove it)")
         elif n and n != d.count:
+            hint = "set its `count` right"
+            if n > d.count:
+                hint = ("give its `count`, or the `block` of the one meant: "
+                        + ", ".join(repr(b) for b in dict.fromkeys(blocks)))
             out.append(f"{where}:{d.line}: {d.function} {d.operator} `{d.change}` matches {n} "
-                       f"mutants, not {d.count}: " + ("give its `count`" if n > d.count
-                                                       else "set its `count` right"))
+                       f"mutants, not {d.count}: {hint}")
     return out
 
 
@@ -1179,14 +1222,14 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             if m.snippet and m.key in new_results:
                 new_results[m.key]["snippet"] = m.snippet
     problems: list[str] = []
-    used: dict[int, int] = {}
+    used: dict[int, list[str]] = {}
     for m in mutants:
         if m.status == EQUIVALENT:
             continue
         reason, idx = equivalence_of(m, eq)
         if reason is None:
             continue
-        used[idx] = used.get(idx, 0) + 1
+        used.setdefault(idx, []).append(m.context)
         if m.status in DETECTED:
             problems.append(f"{m.file}:{m.line}: declared equivalent ({m.where}: {m.snippet}) but "
                             f"the corpus kills it ({m.killer or m.detail}): remove it from the "
@@ -1252,7 +1295,7 @@ def _equivalents(mutants: list[Mutant], overall: dict) -> dict:
 def _mutant_json(m: Mutant) -> dict:
     return {"id": m.id, "file": m.file, "line": m.line, "col": m.col, "function": m.function,
             "where": m.where, "operator": m.operator, "occurrence": m.occurrence,
-            "change": m.change, "snippet": m.snippet,
+            "change": m.change, "snippet": m.snippet, "block": m.context,
             "clauses": m.clauses, "mapped_by": m.mapped_by, "status": m.status,
             "killer": m.killer, "detail": m.detail, "cached": m.cached,
             "seconds": round(m.seconds, 4), "equivalent_reason": m.equivalent_reason,

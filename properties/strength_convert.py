@@ -10,7 +10,9 @@ mutant's normalised snippet) and the same reason. Entries that matched several m
 matching them (``count``); one keyed by a line that moved is matched by its text, when one
 function holds it; entries of one new key are merged when their reasons agree. An entry
 matching no mutant (stale already) is converted from its own text and listed on stderr: the next
-``kodex strength`` reports it as stale. The rules and the reasons are kept word for word.
+``kodex strength`` reports it as stale. Where the same change
+stands elsewhere in the function too, the entry names its ``block`` (the statement heading the
+block it lies in). The rules and the reasons are kept word for word.
 """
 from __future__ import annotations
 
@@ -57,8 +59,7 @@ def convert(path: Path) -> tuple[list[dict], list[str]]:
                        if mutated else ("", ""))
         return made[k]
 
-    new: dict[tuple[str, str, str], dict] = {}
-    matched: dict[tuple[str, str, str], set] = {}
+    groups: dict[tuple[str, str, str], dict] = {}     # new key → its old entries' mutants, reasons
     stale: list[str] = []
     for e in old:
         hits = [m for m in by_file_op.get((e["file"], e.get("operator")), [])
@@ -80,27 +81,39 @@ def convert(path: Path) -> tuple[list[dict], list[str]]:
                 function = cmap.lookup(e["line"])[2]
             key = (f"{module}:{function or S.MODULE_LEVEL}", e["operator"], _text_snippet(e["change"]))
             stale.append(f"{e['file']}:{e.get('line', e.get('function'))}: {e['change'][:100]}")
-        prev = new.get(key)
-        if prev is not None and prev["reason"] != e["reason"]:
-            prev["reason"] = f"{prev['reason']} — {e['reason']}"
-        elif prev is None:
-            new[key] = {"function": key[0], "operator": key[1], "change": key[2],
-                        "reason": e["reason"]}
-        matched.setdefault(key, set()).update((m.file, m.operator, m.occurrence) for m in hits)
+        g = groups.setdefault(key, {"hits": {}, "reasons": []})
+        for m in hits:
+            g["hits"][(m.file, m.operator, m.occurrence)] = (m, e["reason"])
+        if e["reason"] not in g["reasons"]:
+            g["reasons"].append(e["reason"])
     out = []
-    for key, entry in new.items():
-        n = len(matched[key])
-        if n > 1:
-            entry = {**{k: entry[k] for k in ("function", "operator", "change")}, "count": n,
-                     "reason": entry["reason"]}
-        out.append(entry)
+    for key, g in groups.items():
+        hits = list(g["hits"].values())
+        siblings = [m for m in by_file_op.get((key[0].split(":")[0].replace(".", "/") + ".py", key[1]), [])
+                    if m.where == key[0] and change_of(m)[1] == key[2]]
+        parts: list[tuple[str | None, list]] = [(None, hits)]
+        if hits and len(siblings) > len(hits):  # the same change elsewhere in the function: its block
+            by_block: dict[str, list] = {}
+            for h in hits:
+                by_block.setdefault(h[0].context, []).append(h)
+            if all(len([m for m in siblings if m.context == b]) == len(hs) for b, hs in by_block.items()):
+                parts = list(by_block.items())
+        for block, hs in parts:
+            reasons = list(dict.fromkeys(r for _, r in hs)) if hs else g["reasons"]
+            entry = {"function": key[0], "operator": key[1], "change": key[2]}
+            if block is not None:
+                entry["block"] = block
+            if len(hs) > 1:
+                entry["count"] = len(hs)
+            entry["reason"] = " — ".join(reasons)
+            out.append(entry)
     out.sort(key=lambda d: (d["function"].split(":")[0], d["function"], d["operator"], d["change"]))
     return out, stale
 
 
 def entry_yaml(e: dict) -> str:
     """One declaration: its key on one line each (greppable), the reason folded."""
-    key = {k: e[k] for k in ("function", "operator", "change", "count", "unused") if k in e}
+    key = {k: e[k] for k in ("function", "operator", "change", "block", "count", "unused") if k in e}
     head = yaml.dump([key], allow_unicode=True, sort_keys=False, width=1 << 20)
     reason = yaml.dump({"reason": e["reason"]}, allow_unicode=True, width=96)
     return head + "".join(f"  {line}\n" for line in reason.splitlines())

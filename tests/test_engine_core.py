@@ -387,3 +387,12 @@ def test_every_result_over_the_corpus_is_plain_json_data():
         bad = _plain_json({"state": res.state, "events": res.events, "refused": res.refused,
                            "result": res.result})
         assert not bad, (case.id, bad[:3])
+
+
+def test_a_verb_is_an_action_or_an_effect_never_both():
+    """`SUPPORTED_VERBS` joins the actions, the effects and `choose` (model/engine.py); the
+    strength declarations of its `|` → `^` mutants rely on the three being disjoint."""
+    from model.engine import ACTIONS, EFFECTS, SUPPORTED_VERBS
+    assert not set(ACTIONS) & set(EFFECTS)
+    assert "choose" not in set(ACTIONS) | set(EFFECTS)
+    assert set(SUPPORTED_VERBS) == {v for v in (*ACTIONS, *EFFECTS, "choose") if not v.startswith("_")}

@@ -321,7 +321,9 @@ def test_equivalence_file_is_validated(tmp_path, text, problem):
     assert "\n" not in str(err.value)
 
 
-NEVER_READ = re.compile(r"\b(never|not) (used|read|passed|looked at)\b|\bunused\b|no caller", re.I)
+# a reason that says a parameter, field, return value or default is never used or read
+NEVER_READ = re.compile(r"(?=.*\b(parameter|argument|field|return value|default|attribute)s?\b)"
+                        r"(?=.*\b(never|not|no longer) (used|read|reads|passed)\b)", re.I | re.S)
 
 
 def test_project_equivalence_file_is_valid():
@@ -329,6 +331,23 @@ def test_project_equivalence_file_is_valid():
     for d in eq["mutants"]:
         assert (S.ROOT / (d.module.replace(".", "/") + ".py")).is_file(), d
         assert len(d.reason.split()) >= 4, d
+        # a reason that says a value is never read states it as a claim the tool checks
+        assert d.unused or not NEVER_READ.search(d.reason), (
+            f"{S.DEFAULT_EQUIVALENT}:{d.line}: the reason says a parameter, field, return value or "
+            f"default is never used or read: remove the dead code from model/, or state it as "
+            f"`unused` (checked)")
+
+
+@pytest.mark.parametrize("reason, flagged", [
+    ("the `combat` parameter is never read", True),
+    ("the return value is never used by a caller", True),
+    ("every caller passes `builtin`: the default is never used", True),
+    ("Computed.setting and .overridden are fields never read by the engine", True),
+    ("a stray combat_step outside combat is never read", False),          # not the class
+    ("magnitudes and unused parts are never negative", False),
+])
+def test_never_read_reasons_are_recognised(reason, flagged):
+    assert bool(NEVER_READ.search(reason)) is flagged
 
 
 def test_project_unused_claims_hold():
@@ -505,7 +524,7 @@ def test_a_declaration_names_as_many_mutants_as_its_count(tiny):
     data = _run(tiny)
     assert [p.split(": ", 1)[1] for p in data["problems"]] == [
         f"{tiny['pkg']}.core:cap core/ReplaceComparisonOperator_Gt_GtE `if x>limit: → if x>=limit:` "
-        f"matches 2 mutants, not 1: give its `count`"]
+        f"matches 2 mutants, not 1: give its `count`, or the `block` of the one meant: ''"]
     assert [m["status"] for m in data["mutants"] if "Gt_GtE" in m["operator"]] == [S.EQUIVALENT] * 2
     tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    reason: at", "    count: 2\n    reason: at"),
                           encoding="utf-8")
@@ -513,6 +532,24 @@ def test_a_declaration_names_as_many_mutants_as_its_count(tiny):
     tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace("    reason: at", "    count: 3\n    reason: at"),
                           encoding="utf-8")
     assert "matches 2 mutants, not 3: set its `count` right" in _run(tiny)["problems"][0]
+
+
+def test_a_declaration_names_the_block_of_the_one_meant(tiny):
+    """The same change in two blocks of one function, only one of them equivalent: `block` (the
+    first line of the statement heading it, normalised) names it; the other runs as usual."""
+    core = tiny["dir"] / "core.py"
+    core.write_text(core.read_text(encoding="utf-8").replace(
+        "    if x > limit:\n        return limit\n",
+        "    if x > limit:\n        return limit\n    while limit is None:   # never\n"
+        "        if x > limit:\n            return limit\n"), encoding="utf-8")
+    data = _run(tiny)
+    assert "`block` of the one meant: '', 'while limit is None:'" in data["problems"][0]
+    tiny["eq"].write_text(EQUIVALENT.format(pkg=tiny["pkg"]).replace(
+        "    reason: at", "    block: 'while limit  is None:'\n    reason: at"), encoding="utf-8")
+    data = _run(tiny)
+    assert data["problems"] == []
+    gte = sorted((m["line"], m["block"], m["status"]) for m in data["mutants"] if "Gt_GtE" in m["operator"])
+    assert gte == [(7, "", S.SURVIVED), (10, "while limit is None:", S.EQUIVALENT)]
 
 
 # ---------------------------------------------------------------------------

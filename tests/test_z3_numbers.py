@@ -84,7 +84,7 @@ def last_listed_setting_wins(base, terms, builtin=0, policy="kodex-102"):
     sets = [t for t in terms if t.op == "set"]
     value = sets[-1].value if sets else base
     value += sum(t.value for t in terms if t.op == "add") + builtin
-    return Computed(value, sets[-1] if sets else None, (), ())
+    return Computed(value, sets[-1] if sets else None, ())
 
 
 def _cases(path):
