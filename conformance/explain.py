@@ -303,7 +303,7 @@ class Explainer:
     def explain(self, sit: Situation, ruleset: str) -> dict:
         """The whole account of one situation under ``ruleset`` (raises ExplainInputError for a
         state or step the engine cannot read)."""
-        from conformance.matching import all_differences, observed_view
+        from conformance.matching import all_differences, observed_view, step_verbs
         from model import continuous, engine, numbers, stats
         from model.errors import InputProblem
         from model.ruleset import load_ruleset
@@ -359,7 +359,7 @@ class Explainer:
         observed = observed_view(after, events, result, refused)
         check = None
         if sit.has_then:
-            diffs = all_differences(case.then, observed, len(when))
+            diffs = all_differences(case.then, observed, len(when), step_verbs(when))
             check = {"holds": not diffs, "differences": [d.to_dict() for d in diffs]}
         acc = {
             "id": case.id, "clause": None if "clause" in sit.filled else case.clause,

@@ -370,7 +370,8 @@ def first_difference(then: dict, observed: dict, n_steps: int,
     return None
 
 
-def all_differences(then: dict, observed: dict, n_steps: int) -> list[Difference]:
+def all_differences(then: dict, observed: dict, n_steps: int,
+                    step_verbs: list[str] | None = None) -> list[Difference]:
     """Every way ``observed`` fails ``then``, not only the first: the refusal, then each field
     of ``then`` down to its leaves (a mapping's keys one by one; a list, ``result`` and each
     pattern of ``no_events`` as a whole), and each expected event: the first one missing in
@@ -378,7 +379,7 @@ def all_differences(then: dict, observed: dict, n_steps: int) -> list[Difference
     :func:`first_difference` is None."""
     then = then or {}
     out: list[Difference] = []
-    d = _match_error(then.get("error"), observed, n_steps)
+    d = _match_error(then.get("error"), observed, n_steps, step_verbs)
     if d is not None:
         out.append(d)
     for key, exp in then.items():

@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 
 from conformance.loader import load_files
-from conformance.matching import all_differences, first_difference, observed_view
+from conformance.matching import all_differences, first_difference, observed_view, step_verbs
 from conformance.runner import choose_ruleset
 from model import engine
 
 
 def _observed(case):
-    res = engine.run_case(case.given, case.when, ruleset=choose_ruleset(case)[0])
+    res = engine.run_case(case.given, case.when, ruleset=choose_ruleset(case)[0], version=case.version)
     return observed_view(res.state, res.events, res.result, res.refused)
 
 
@@ -38,14 +38,15 @@ def test_agrees_with_first_difference_over_the_corpus():
     broken_seen = 0
     for case in cases:
         obs = _observed(case)
-        assert all_differences(case.then, obs, len(case.when)) == [], case.id
+        verbs = step_verbs(case.when)
+        assert all_differences(case.then, obs, len(case.when), verbs) == [], case.id
         # break each case's then: hp of player A off by 7 where it names one
         then = copy.deepcopy(case.then)
         a = (then.get("players") or {}).get("A")
         if isinstance(a, dict) and isinstance(a.get("hp"), int):
             a["hp"] += 7
-            diffs = all_differences(then, obs, len(case.when))
-            first = first_difference(then, obs, len(case.when))
+            diffs = all_differences(then, obs, len(case.when), verbs)
+            first = first_difference(then, obs, len(case.when), verbs)
             assert diffs and first is not None and "/players/A/hp" in [d.path for d in diffs]
             broken_seen += 1
     assert broken_seen > 100

@@ -67,12 +67,17 @@ def test_fading_on_a_free_card_ends_it_at_the_first_preparation():
 
 def test_cost_value_counts_sacrifice_by_kind_and_nekron_as_written():
     """rb7:lapaldozas: a sacrifice is 1 for items and buildings, 3 for everything else."""
+    from model.game import Game
+    from model.ruleset import load_ruleset
+    from model.state import from_given
+    rules = load_ruleset("kodex")
+    g = Game(from_given({}, rules), rules)       # no effect in force: the printed cost (99.7)
     mk = lambda kind, cost: card_from_def("x", {"kind": kind, "cost": cost}, "A", "/x")  # noqa: E731
-    assert keywords.cost_value(mk("creature", {"vp": 4, "sacrifice": 4})) == 16
-    assert keywords.cost_value(mk("item", {"components": 2, "sacrifice": 1})) == 3
-    assert keywords.cost_value(mk("building", {"builders": 2, "sacrifice": 1})) == 3
-    assert keywords.cost_value(mk("creature", {"nekron": 3, "vp": 1})) == 4
-    assert keywords.cost_value(mk("sorcery", {})) == 0
+    assert keywords.cost_value(g, mk("creature", {"vp": 4, "sacrifice": 4})) == 16
+    assert keywords.cost_value(g, mk("item", {"components": 2, "sacrifice": 1})) == 3
+    assert keywords.cost_value(g, mk("building", {"builders": 2, "sacrifice": 1})) == 3
+    assert keywords.cost_value(g, mk("creature", {"nekron": 3, "vp": 1})) == 4
+    assert keywords.cost_value(g, mk("sorcery", {})) == 0
 
 
 def test_unaffected_by_poison_gets_counters_that_never_grow_or_kill():

@@ -128,12 +128,14 @@ def test_monkeypatched_compute_makes_run_prove_fail(tmp_path, monkeypatch):
     assert row["status"] == "FAIL" and row["data"]["clauses"][0] == "102.0"
     case_file = tmp_path / "prove-counterexamples" / "numbers-kodex-102-engine-vs-model.yaml"
     assert row["data"]["case_file"] == str(case_file) and case_file.is_file()
-    assert data["counterexamples"] == [str(case_file)]
+    # costs are computed by the same procedure (numbers.cost_part calls compute): broken too
+    costs_file = tmp_path / "prove-counterexamples" / "costs-kodex-102-engine-vs-model.yaml"
+    assert data["counterexamples"] == sorted([str(case_file), str(costs_file)])
     assert "numbers-kodex-102-engine-vs-model.yaml" in (tmp_path / "prove.md").read_text(encoding="utf-8")
     # the next run with the engine repaired removes the stale case file
     monkeypatch.undo()
     assert run_prove(tmp_path, policy="kodex-102", max_effects=2) == 0
-    assert not case_file.exists()
+    assert not case_file.exists() and not costs_file.exists()
 
 
 def test_broken_choose_gives_counterexample_and_case_file(tmp_path):

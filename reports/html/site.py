@@ -1784,7 +1784,7 @@ def _reference_run(case, ruleset: str | None) -> dict:
     key = (str(case.file), case.line, str(case.id), ruleset, stamp)
     if key in _REFERENCE:
         return _REFERENCE[key]
-    from conformance.matching import all_differences, observed_view
+    from conformance.matching import all_differences, observed_view, step_verbs
     from model import engine
     try:
         res = engine.run_case(case.given, case.when, ruleset=ruleset)
@@ -1792,7 +1792,7 @@ def _reference_run(case, ruleset: str | None) -> dict:
         out = {"error": f"{type(exc).__name__}: {exc}", "ruleset": ruleset}
     else:
         observed = observed_view(res.state, res.events, res.result, res.refused)
-        diffs = all_differences(case.then, observed, len(case.when or []))
+        diffs = all_differences(case.then, observed, len(case.when or []), step_verbs(case.when or []))
         out = {"ruleset": ruleset, "events": res.events, "refused": res.refused,
                "differences": [d.to_dict() for d in diffs],
                "checked": _leaf_count(case.then)}
@@ -1935,9 +1935,11 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
-    except OSError as exc:
-        raise ReportInputError(f"{out}: cannot build the site beside it: {exc.strerror or exc}") \
-            from None
+    except OSError as exc:                 # an output that cannot be written: exit 5 (hkk-results.md)
+        from conformance.atomicio import OutputError
+        blocked = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        reason = f"{blocked} is not a directory (Not a directory)" if blocked else (exc.strerror or str(exc))
+        raise OutputError(out, f"cannot build the site beside it: {reason}") from None
     try:
         site = _Site(runs, catalog, build, prove, amendment, untestable, conflicts, strength,
                      strength_note, case_pages)
