@@ -33,7 +33,9 @@ Clauses:
   activated ability only once no delay counter is left), 127.2.2 (a temporary one only while a
   temporary counter is left).
 - 136.9 shadow `{keyword: shadow, cost}`: back to the owner's hand, no muscle / penalty /
-  compensation, a life counter stops it.
+  compensation, a life counter stops it; an anchor too (4.14.4, model/zones.py).
+- 4.16.4 Semmizés `{keyword: exiling, x: X, cost}`: an activated ability; on use its controller
+  chooses (`activate.cards`) at most X cards of one graveyard, exiled into that graveyard's Void.
 - 128.1 (an ability granted by a card sitting on this one is used like its own), 132.10
   (immunity to combat abilities: direct damage at it has no effect; 132.2 it may be targeted),
   132.11 (an untargetable card is refused as a target), 137.4 / rb7:kozos-kepesseg (a common
@@ -123,6 +125,8 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
         _regenerate(g, player, card, idx, ab, a)
     elif kw == "shadow":
         _shadow(g, player, card, ab, a)
+    elif kw == "exiling":
+        _exiling(g, player, card, ab, a)
     else:
         _generic(g, player, card, idx, ab, a, targets)
     st.turn_info.setdefault("abilities_used", {}).setdefault(card.id, []).append(idx)
@@ -316,6 +320,45 @@ def _shadow(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, A
     pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))
     g.emit("ability_activated", card=cid, ability="shadow", player=player)
     move_card(g, cid, "hand", Cause("shadow"))
+
+
+# ---------------------------------------------------------------------------
+# Semmizés: X (4.16.4)
+# ---------------------------------------------------------------------------
+
+def _exiling(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, Any]) -> None:
+    """4.16.4: "Egy gyűjtőből max. X lapot a Semmibe rakhatsz" — an activated ability: its
+    controller chooses on use (`activate.cards`) at most X cards of one graveyard, which are
+    exiled (4.16.0, 4.16.1: each into the Void of its graveyard); it pays the ability's `cost`."""
+    st = g.state
+    cid = card.id
+    if st.controller(cid) != player:
+        g.refuse("rb7:aktivalast-kivano-kepessegek", f"{cid} is not {player}'s card in play: its controller "
+                                                     "uses its Semmizés")
+    if not card.is_creature and not card.active:
+        g.refuse("rb7:passzivizalas", f"{cid} is passive: a passive {card.kind} has no effect")
+    check_timing(g, player, "instant")                                  # 136.3
+    begin_action(g, player)                                              # 4.23.0, 4.11.6
+    chosen = a.get("cards")
+    if not isinstance(chosen, list) or not all(isinstance(x, str) for x in chosen) \
+            or len(set(chosen)) != len(chosen):
+        raise InputProblem("cards: the cards Semmizés exiles, a list of card ids, each once")
+    x = _int(ab, "x", 0)
+    if len(chosen) > x:
+        g.refuse("4.16.4", f"Semmizés: {x} puts at most {x} card(s) into the Void, {len(chosen)} named")
+    yards = set()
+    for x_id in chosen:
+        g.card(x_id)
+        loc = st.locate(x_id)
+        if not loc or loc[1] != "graveyard":
+            g.refuse("4.16.4", f"{x_id} is not in a graveyard: Semmizés takes cards from a graveyard",
+                     also=("4.16.0",))
+        yards.add(loc[0])
+    if len(yards) > 1:
+        g.refuse("4.16.4", "Semmizés takes its cards from one graveyard")
+    pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))     # 4.20.3
+    g.emit("ability_activated", card=cid, ability="exiling", player=player)
+    resolve_effects(g, card, player, [], [{"exile": {"card": x_id}} for x_id in chosen])
 
 
 # ---------------------------------------------------------------------------

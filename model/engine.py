@@ -6,7 +6,8 @@ case's steps in order and stops at the first refusal (hkk-case/1 `error`).
 The verbs and the modules that carry them out:
 - player actions: start_game, advance, exchange, sacrifice_for_components
   (model/turn.py), play (model/play.py), choose (pending decisions, 4.17.2),
-  attack, strike_back, activate (model/combat.py, model/abilities.py)
+  attack, strike_back, activate (model/combat.py, model/abilities.py), return_szkritter
+  (model/special_actions.py)
 - effects of a source: model/effects.py
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import abilities, bidding, combat, continuous, muscle, numbers, stats, triggers, turn
+from . import abilities, bidding, combat, continuous, muscle, numbers, special_actions, stats, triggers, turn
 from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
@@ -35,6 +36,7 @@ ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     "play": play,
     **combat.ACTIONS,
     **abilities.ACTIONS,
+    **special_actions.ACTIONS,
     "make_up": triggers.make_up,
     "_muscle_reward": muscle.muscle_decision,
     "_order_triggers": triggers.order_triggers,

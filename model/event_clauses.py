@@ -63,6 +63,8 @@ EVENT: dict[str, str] = {
     "muscle_reward": "124.2",
     "penalty": "135.2",
     "compensation": "135.4",
+    "reward": "rb7:jutalom",
+    "phase_skipped": "4.10.7",
     "recycled": "135.8",
     "decision_pending": "4.23.5",
     "replaced": "mk:5.12.B",
@@ -109,7 +111,8 @@ BY_FIELD: dict[str, tuple[str, dict[Any, str], str]] = {
                                     "delay": "127.0.1", "temporary": "127.0.1"}, "117.2"),
     "counter_prevented": ("counter", _COUNTERS, "117.0"),
     "damage_prevented": ("element", {None: "132.12"}, "132.9"),
-    "ability_activated": ("ability", {"regeneration": "136.6", "shadow": "136.9"}, "136.0"),
+    "ability_activated": ("ability", {"regeneration": "136.6", "shadow": "136.9", "exiling": "4.16.4"},
+                          "136.0"),
     "combat_step": ("step", {s: f"rb7:harci-fazis.{s}"
                              for s in ("I", "II", "III", "IV", "V", "VI", "VII")}, "rb7:harci-fazis"),
     "phase_started": ("phase", _PHASES, "4.11.1"),

@@ -40,13 +40,20 @@ reads, is in docs/engine-semantics.md, "Keyword abilities"). Clauses:
     whose source removes the card (or takes it from its owner) is damaged X Ép / loses Y VP; several
     penalties add up; not in combat, not for a sacrifice, not for a counter's effect.
   - 135.4, 135.5 / rb7:karpotlas compensation `{keyword: compensation, hp: X, vp: Y}`: when the
-    opponent's source does it, the card's controller heals X Ép / gains Y VP (rb7:jutalom is the
-    same with the roles turned: not modelled).
+    opponent's source does it, the card's controller heals X Ép / gains Y VP.
+  - rb7:jutalom reward `{keyword: reward, hp: X}`: the penalty with the roles turned — when the
+    opponent's source does it, that opponent heals X Ép (its own controller's source: nothing);
+    not in combat, not by poison or a weakness counter, in the preparation phase too; always a
+    disadvantage.
   - which player's source: the player of the card whose `effects` are resolving (a played card, an
     activated ability); for a death by damage the controller (else owner) of the damage's `source`;
     else the active player (a direct effect step: the mover does not see the step's `by`).
   - 134.4.3–134.4.4 a life counter used against counters that would send the creature to the
     graveyard takes those counters with it, one kind per life counter.
+- disadvantages: rb7:lenyek-szovegei a disadvantage (an entry with `disadvantage: true`, the
+  reward) is never lost: a `lose` in force does not take it (`entries`, the one lookup).
+- rb7:orzo: while a creature with `{keyword: guardian}` is in play (either player's, active or
+  passive), no player is chosen as the target of a damaging instant or sorcery (111.1.0).
 - granted abilities: 128.1 an ability a card receives from another (`{keyword: grant, abilities:
   [...]}` of a card sitting on it, `attached_to`) counts as its own; 119.2 when a freeze counter takes it, the one
   that came into play later wins (102.3, through the ruleset's priority order, model/priority.py).
@@ -70,7 +77,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, numbers, overrides, priority, resources, stats
+from . import continuous, numbers, overrides, priority, resources, spells, stats
 from .errors import InputProblem
 from .game import Game
 from .shapes import COUNTED_MARK
@@ -82,6 +89,7 @@ from .immunity import IMMUNITY_TO, SPELL_KINDS, immune_clause  # noqa: E402,F401
 TIMED = ("delay", "temporary")
 ON_PLAY = ("life", "muscle", "blocking", "anti_blocking", "seduction", "recycling")
 AFTER_PLAY = {"anti_magic": "134.10", "anti_neutralization": "134.15"}
+DISADVANTAGES = ("reward",)                               # rb7:jutalom: "a Jutalom mindig hátrány"
 # counters whose effect can send a creature to the graveyard through its Ép (134.4.3)
 STAT_KILLERS = ("aging", "weakness")
 
@@ -141,8 +149,8 @@ def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
     tied = False
     if continuous.any_in_force(g.state) and continuous.reaching(g.state, card.id, "lose", stats.frozen, keyword):
         verdict = _grant_against_loss(g, card, keyword)
-        if verdict is False:
-            return []
+        if verdict is False:                # rb7:lenyek-szovegei: a disadvantage is never lost
+            return [a for a in stats.ability_entries(card, keyword) if is_disadvantage(a)]
         tied = verdict is None     # tied by the order: neither holds — the card keeps its own
     out = list(stats.ability_entries(card, keyword))
     for ab, giver in granted(g.state, card):
@@ -158,6 +166,12 @@ def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
 
 def has(g: Game, card: Card, keyword: str) -> bool:
     return bool(entries(g, card, keyword))
+
+
+def is_disadvantage(ab: dict[str, Any]) -> bool:
+    """A disadvantage (hátrány): an entry marked `disadvantage: true`, or a keyword that always is
+    one (rb7:jutalom: the reward)."""
+    return ab.get("disadvantage") is True or ab.get("keyword") in DISADVANTAGES
 
 
 def poison_immune(g: Game, card: Card) -> bool:
@@ -236,7 +250,13 @@ def unaffected(g: Game, source: Card, verb: str, args: dict[str, Any]) -> bool:
 
 def check_targets(g: Game, targets: list[str], card: Card | None = None) -> None:
     """132.11: an untargetable card cannot be chosen as a target; 132.4–132.6, 132.8: an enchantment
-    is not put on a card immune to it."""
+    is not put on a card immune to it; rb7:orzo: while a guardian creature is in play, no player is
+    the target of a damaging instant or sorcery."""
+    if card is not None and any(t in PLAYERS for t in targets) and "damaging" in (spells.characteristics(card) or ()):
+        guard = next((c.id for c in g.state.creatures_on_table() if has(g, c, "guardian")), None)
+        if guard is not None:
+            g.refuse("rb7:orzo", f"{guard} is a guardian in play: no player can be the target of a damaging "
+                                 f"{card.kind}")
     for t in targets:
         if t in PLAYERS or t not in g.state.cards:
             continue
@@ -522,10 +542,12 @@ def before_move(g: Game, card: Card, src_player: str, target: str, zone: str, wa
         else card.counter("muscle")                                    # 124.2, 124.6
     pen = entries(g, card, "penalty")
     comp = entries(g, card, "compensation")
-    if pen or comp:
+    rew = entries(g, card, "reward")
+    if pen or comp or rew:
         rec["responsible"] = _responsible(g, card, cause)
         rec["penalty"] = (sum(_x(a, "hp") for a in pen), sum(_x(a, "vp") for a in pen))        # 135.3
         rec["compensation"] = (sum(_x(a, "hp") for a in comp), sum(_x(a, "vp") for a in comp))
+        rec["reward"] = sum(_x(a, "hp") for a in rew)                                          # rb7:jutalom
     return rec
 
 
@@ -554,6 +576,9 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
     c_hp, c_vp = rec["compensation"]
     if (c_hp or c_vp) and who != controller:                         # 135.4, 135.5
         _later(g, lambda: _benefit(g, cid, controller, c_hp, c_vp))
+    r_hp = rec["reward"]
+    if r_hp and who != controller:                                   # rb7:jutalom: the opponent heals
+        _later(g, lambda: _reward(g, cid, who, r_hp))
 
 
 def _suffer(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
@@ -571,6 +596,11 @@ def _benefit(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
         resources.heal_player(g, who, hp)
     if vp:
         resources.gain_vp(g, who, vp)
+
+
+def _reward(g: Game, cid: str, who: str, hp: int) -> None:
+    g.emit("reward", card=cid, player=who, hp=hp)
+    resources.heal_player(g, who, hp)
 
 
 def _later(g: Game, fn: Callable[[], None]) -> None:

@@ -26,7 +26,8 @@ Clauses:
   sorceries resolve and go to the graveyard), 5.3.1 (creatures to the
   reserve), 131.5–131.6 (flying creatures and buildings enter active; others
   passive), 131.8 (resurrection: from the graveyard in the own main phase),
-  4.7.6 (how a card leaves the graveyard), rb7:celpont (a card needing a
+  4.7.6 (how a card leaves the graveyard), play conditions (model/conditions.py: rb7:ketszinu-lapok,
+  rb7:hegymelyi, rb7:szingularitas, rb7:lenyek-szovegei), rb7:celpont (a card needing a
   target cannot be played without one), rb7:testreszek (body parts only on
   galetkik), rb7:helyszin (one location in play), rb7:vizio (one vision card
   of a name per turn), 134.0–134.15, 135.8, 127.0.0 (on-play keyword
@@ -289,11 +290,12 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
         entry["queued"] = True
     _check_targets(g, card, targets)
     _limits(g, player, card)
-    conditions.check(g, player, card)                                     # rb7:ketszinu-lapok
+    conditions.check(g, player, card, entry["from_hand"])   # rb7:ketszinu-lapok, rb7:hegymelyi, rb7:szingularitas
     extras = _extras(g, player, cid, a.get("with"))
     pay = dict(a.get("pay") or {})
     pay_cost(g, player, stats.cost(g.state, card, g.rules), pay)        # 99.7: the cost as it is now
     conditions.fulfil(g, player, card, pay)                              # mk:5.01.C, mk:5.12.B
+    conditions.note_played(g, player, entry["from_hand"])                # rb7:szingularitas
     g.emit("played", player=player, card=cid, **{"from": frm}, characteristics=spells.characteristics(card))
     if extras:
         entry["with"] = [{"card": x} for x in extras]
@@ -348,6 +350,7 @@ def come_into_being(g: Game, entry: dict[str, Any]) -> None:
     card = st.cards[cid]
     spot = tuple(entry["spot"]) if entry.get("spot") else None
     modify = entry.get("modify", 0)
+    conditions.note_in_play(g, player, card)                              # rb7:szingularitas
     effects = lambda: resolve_effects(g, card, player, targets, modify=modify)    # noqa: E731
     if card.kind in PERMANENT_KINDS:
         dest = "reserve" if card.is_creature else "table"

@@ -34,7 +34,7 @@ _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "dama
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
                 "continuous", "replace", "just_damaged", "reaction", "colors", "condition",
-                "play_as", "modes", "original",
+                "play_as", "modes", "original", "icons",
                 # returned-only fields, accepted back so a returned state can be a `given`
                 "zone", "player", "max_hp", "base_damage", "base_hp", "base_cost", "dying", "attacking"}
 
@@ -94,6 +94,7 @@ class Card:
     replace: list[dict[str, Any]] = field(default_factory=list)      # model/replacement.py
     needs_target: bool = False
     colors: list[str] = field(default_factory=list)     # rb7:ketszinu-lapok: a card of two colours is both
+    icons: list[str] = field(default_factory=list)      # the card's icons (rb7:hegymelyi), not subtypes
     condition: list[dict[str, Any]] = field(default_factory=list)   # play conditions (model/conditions.py)
     # rb7:ketfelekeppen-hasznalhato-lapok: kind -> the fields of the other forms the card may be
     # played as (FORM_FIELDS, as Card attributes); 111.7: the modes of a modal card, one chosen at
@@ -115,6 +116,7 @@ class Card:
         c.__dict__.update(self.__dict__)
         c.subtypes = list(self.subtypes)
         c.colors = list(self.colors)
+        c.icons = list(self.icons)
         c.cost = dict(self.cost)
         c.counters = dict(self.counters)
         c.bonus = dict(self.bonus)
@@ -217,6 +219,9 @@ class Player:
     components: int = 0
     turn: int = 1
     zones: dict[str, list[str]] = field(default_factory=lambda: {z: [] for z in ZONES})
+    # 4.10.7: the phases of the player's next turn that do not take place (model/turn.py); a new
+    # list is assigned on every change, never changed in place (a clone shares it)
+    skip: list[str] = field(default_factory=list)
 
     # the zones whose lists this object owns, or None: all of them (a player never cloned). Not a
     # field of the dataclass: `State.clone` shares the zone lists between the state and its clone
@@ -393,6 +398,30 @@ def _names(value: Any, where: str, field: str) -> list[str]:
     return list(value)
 
 
+ICONS = ("hegymelyi",)                      # rb7:hegymelyi (model/conditions.py)
+# 4.10.7: the phases an effect may make a player's next turn pass over (the end phase is not one:
+# the end of the turn, 3.14–3.15, falls in it)
+SKIPPABLE = PHASES[:-1]
+
+
+def _icons(value: Any, where: str) -> list[str]:
+    icons = _names(value, where, "/icons")
+    for name in icons:
+        if name not in ICONS:
+            raise InputProblem(f"{where}/icons: unknown icon {name!r} (known: {', '.join(ICONS)})")
+    return icons
+
+
+def _skips(value: Any, where: str) -> list[str]:
+    """A player's `skip_phases`: phases of their next turn that do not take place (4.10.7)."""
+    skips = _names(value, where, "")
+    for phase in skips:
+        if phase not in SKIPPABLE:
+            raise InputProblem(f"{where}: {phase!r} is not a phase a turn may pass over "
+                               f"(one of {', '.join(SKIPPABLE)})")
+    return [SKIPPABLE[SKIPPABLE.index(p)] for p in dict.fromkeys(skips)]   # the module's own strings, once each
+
+
 def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
     """A mapping of integers (cost, counters, bonus) with its keys as strings."""
     return {str(k): _int(v, where, field, k) for k, v in (value or {}).items()}
@@ -425,6 +454,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), at, "/max_vp"),
             components=_int(pd.get("components", 0), at, "/components"),
             turn=_int(pd.get("turn", 1), at, "/turn"),
+            skip=_skips(pd.get("skip_phases"), f"{at}/skip_phases"),
         )
         for zone in ZONES:
             ids = list(pd.get(zone) or [])
@@ -601,6 +631,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         replace=_entries(d.get("replace"), where, "replace"),
         needs_target=bool(d.get("needs_target", False)),
         colors=_names(d.get("colors"), where, "/colors"),
+        icons=_icons(d.get("icons"), where),
         condition=check_condition(d.get("condition"), f"{where}/condition"),
         enters_active=d.get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},

@@ -33,6 +33,8 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
         d["base_cost"] = dict(card.cost)
     if card.colors:
         d["colors"] = list(card.colors)
+    if card.icons:
+        d["icons"] = list(card.icons)
     if card.condition:
         d["condition"] = jcopy(card.condition)
     if card.base_damage is not None or card.base_hp is not None:
@@ -97,6 +99,8 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
             pd["base_max_hp"] = pl.max_hp       # the maximum without the effects in force
         if top_vp != pl.max_vp:
             pd["base_max_vp"] = pl.max_vp
+        if pl.skip:
+            pd["skip_phases"] = list(pl.skip)   # 4.10.7: phases the player's next turn passes over
         for z in ZONES:
             pd[z] = list(pl.zones[z])
         players[p] = pd

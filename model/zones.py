@@ -12,6 +12,9 @@ It owns every zone rule:
   owner's deck; 4.8.0 its owner's Void; 4.16.1 an exiled card to the Void of
   the graveyard it lay in.
 - 4.8.4 nothing ever leaves the Void.
+- 4.14.4, rb7:horgony a card with an anchor (`{keyword: anchor}`, an ability: a `lose` or a freeze
+  counter takes it; it works while passive, on buildings too) is never moved from the table to a
+  hand — by an effect, a cost or its own shadow (136.9: "semmilyen módon").
 - 4.16.2 table → Void counts as going to the graveyard for related effects.
 - 96.8 / 4.15.1 a premade card (96.0, tokens 96.3.1) never enters a deck or a
   Void: removed from the game (the reading for the deck is a ruleset option:
@@ -42,12 +45,14 @@ It owns every zone rule:
   abilities copied onto it (131.11) go with it (model/forms.py `restore`).
 - 96.6 a new card (created, or a copy, 131.11) comes into being where its
   maker puts it (`enter_new`).
+- rb7:avatar a second avatar coming under a player's control sends the first to the graveyard
+  (model/avatars.py, called here after every arrival on a player's side).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import forms, keywords
+from . import avatars, forms, keywords
 from .errors import InputProblem
 from .game import Game
 from .resources import gain_components
@@ -140,6 +145,9 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
     check_leaves(g, card_id)
     zone = _ZONE_OF_DEST[dest]
     was_on_table = src_zone in TABLE_ZONES
+    if was_on_table and zone == "hand" and keywords.has(g, card, "anchor"):       # hook: keywords
+        g.refuse("4.14.4", f"{card_id} has an anchor: it can in no way be returned from play to the hand",
+                 also=("rb7:horgony",))
 
     if zone in TABLE_ZONES:
         zone = check_entry(g, card, zone)
@@ -237,6 +245,8 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
                 move_card(g, att, "table", Cause("attached"), to_player=target)
                 g.emit("control_changed", card=att, **{"from": before}, to=target)
     keywords.after_move(g, card, kw_record, move_card)   # hook (keywords): 124.2–124.6 muscle, 135.2–135.5, 127.0.4
+    if final in TABLE_ZONES and (not was_on_table or changing_controller):       # rb7:avatar
+        avatars.one_per_player(g, card, target, lambda cid: move_card(g, cid, "graveyard", Cause("effect")))
     return final
 
 
