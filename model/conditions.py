@@ -75,7 +75,7 @@ def _fits(card: Card, want: dict[str, Any]) -> bool:
 
 
 def _played(g: Game) -> dict[str, Any]:
-    return g.state.turn_info.setdefault("from_hand", {})
+    return g.state.turn_info.from_hand
 
 
 def check(g: Game, player: str, card: Card, from_hand: bool) -> None:
@@ -98,7 +98,7 @@ def check(g: Game, player: str, card: Card, from_hand: bool) -> None:
                      f"{card.id} is played only while {player} controls in play a card that is "
                      + ", ".join(f"{k} {v}" for k, v in sorted(want.items())),
                      also=("rb7:hegymelyi-lenyek", "mk:5.01.C") if hegy else ())
-    done = st.turn_info.get("from_hand", {}).get(player, {})
+    done = st.turn_info.from_hand.get(player, {})
     if card.has_subtype(SINGULARITY) and done.get("hand"):
         g.refuse("rb7:szingularitas", f"{player} has played a card from the hand this turn: a singularity "
                                       "is played only before any")

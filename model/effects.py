@@ -657,6 +657,5 @@ def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     as_far_as_possible(g, verb, lambda: handler(g, args, by), **_where(verb, args, by))
 
 
-Game.apply_effect = staticmethod(apply_effect)
 
 __all__ = ["EFFECTS", "apply_effect", "as_far_as_possible", "draw_cards", "sacrifice_permanent"]

@@ -68,8 +68,8 @@ reads, is in docs/engine-semantics.md, "Keyword abilities"). Clauses:
   creatures.
 
 This module does not import the zone mover (model/zones.py calls it, so importing it back would
-be a cycle): card moves are made through the effect dispatcher (`effects.apply_effect`) that
-play.py and abilities.py pass in, and the muscle draws through the mover that zones.py passes in.
+be a cycle): card moves are made through the effect dispatcher the engine hands to the game
+(`g.apply_effect`, model/engine.py), and the muscle draws through the mover that zones.py passes in.
 Engine-private bookkeeping (freeze time, expired timed counters, "entered without its counters")
 lives in `stats.marks(card)`, never in a returned state.
 """
@@ -83,7 +83,6 @@ from .game import Game
 from .shapes import COUNTED_MARK
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
 
-ApplyEffect = Callable[[Game, str, dict, str], None]
 
 from .immunity import IMMUNITY_TO, SPELL_KINDS, immune_clause  # noqa: E402,F401 (132.x, rb7:varazslatok)
 TIMED = ("delay", "temporary")
@@ -308,18 +307,17 @@ def _place(g: Game, card: Card, counter: str, n: int, clause: str) -> None:
 
 
 def on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list[str],
-            pay: dict[str, Any], effects: Callable[[], None], apply_effect: ApplyEffect) -> None:
+            pay: dict[str, Any], effects: Callable[[], None]) -> None:
     """Everything a successful play brings, after the card entered play (or while a spell resolves)."""
     begin_source(g, player)                                          # the player's source (135.2)
     try:
-        _on_play(g, card, player, from_hand=from_hand, targets=targets, pay=pay, effects=effects,
-                 apply_effect=apply_effect)
+        _on_play(g, card, player, from_hand=from_hand, targets=targets, pay=pay, effects=effects)
     finally:
         end_source(g)
 
 
 def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list[str],
-             pay: dict[str, Any], effects: Callable[[], None], apply_effect: ApplyEffect) -> None:
+             pay: dict[str, Any], effects: Callable[[], None]) -> None:
     st = g.state
     muscle_ids = _ids(pay, "muscle")
     recycle_ids = _ids(pay, "recycle")
@@ -344,26 +342,25 @@ def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list
             else:
                 _place(g, card, "life", _x(ab, default=1), "134.4")
         elif kw == "muscle" and muscle_ids is not None and st.on_table(card.id):
-            _muscle_on_play(g, card, player, _x(ab), muscle_ids, apply_effect)
+            _muscle_on_play(g, card, player, _x(ab), muscle_ids)
             muscle_ids = None
         elif kw == "blocking" and from_hand:
             resources.change_max(g, other(player), "vp", -_x(ab))      # 134.6, never below 0
         elif kw == "anti_blocking" and from_hand:
             resources.change_max(g, player, "vp", _x(ab))              # 134.9
         elif kw == "seduction" and st.on_table(card.id):
-            _seduce(g, card, player, _x(ab), targets, apply_effect)
+            _seduce(g, card, player, _x(ab), targets)
         elif kw == "recycling" and recycle_ids is not None:
-            _recycle(g, card, player, _x(ab), recycle_ids, apply_effect)
+            _recycle(g, card, player, _x(ab), recycle_ids)
             recycle_ids = None
     effects()
     for ab in list(card.abilities):
         kw = ab.get("keyword")
         if kw in AFTER_PLAY and ab in stats.ability_entries(card, kw):
-            _anti(g, card.id, player, _x(ab), kw, apply_effect)
+            _anti(g, card.id, player, _x(ab), kw)
 
 
-def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str],
-                    apply_effect: ApplyEffect) -> None:
+def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """134.5: at most X cards of the hand into the Void; that many muscle counters."""
     hand = g.state.players[player].zones["hand"]
     if len(set(ids)) != len(ids):
@@ -375,13 +372,12 @@ def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str],
             g.refuse("134.5", f"{cid} is not in {player}'s hand: muscle discards from the hand")
     if not ids:
         return
-    apply_effect(g, "discard", {"player": player, "cards": ids, "to": "void", "source": card.id}, player)
-    apply_effect(g, "put_counter", {"card": card.id, "counter": "muscle", "count": len(ids),
+    g.apply_effect(g, "discard", {"player": player, "cards": ids, "to": "void", "source": card.id}, player)
+    g.apply_effect(g, "put_counter", {"card": card.id, "counter": "muscle", "count": len(ids),
                                     "source": card.id}, player)
 
 
-def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
-            apply_effect: ApplyEffect) -> None:
+def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str]) -> None:
     """134.14: steal a target creature of summoning cost ≤ X, or else a strength counter."""
     st = g.state
     for t in targets:
@@ -397,13 +393,13 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
                                f"of summoning cost at most {x}")
         if unaffected(g, card, "steal", {"card": t}):
             return                             # 132.2, 132.5: targeted, but the source has no effect on it
-        apply_effect(g, "steal", {"card": t, "to": player, "source": card.id}, player)
+        g.apply_effect(g, "steal", {"card": t, "to": player, "source": card.id}, player)
     else:
-        apply_effect(g, "put_counter", {"card": card.id, "counter": "strength", "count": 1,
+        g.apply_effect(g, "put_counter", {"card": card.id, "counter": "strength", "count": 1,
                                         "source": card.id}, player)
 
 
-def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str], apply_effect: ApplyEffect) -> None:
+def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """135.8: at most X cards of one graveyard shuffled into their owners' decks; heal 1 Ép each."""
     st = g.state
     if len(set(ids)) != len(ids):
@@ -421,12 +417,12 @@ def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str], apply_eff
         g.refuse("135.8", "recycling takes its cards from one graveyard")
     back = 0
     for cid in ids:
-        apply_effect(g, "move", {"card": cid, "to": "deck_shuffle", "source": card.id}, player)
+        g.apply_effect(g, "move", {"card": cid, "to": "deck_shuffle", "source": card.id}, player)
         if st.zone_of(cid) == "deck" or (st.zone_of(cid) == "void" and st.cards[cid].premade):
             back += 1                                 # 4.15.1: a premade card there counts as shuffled
     g.emit("recycled", card=card.id, player=player, count=back)
-    if back:
-        resources.heal_player(g, player, back)
+    if back:                                      # a heal like any: 99.1 may stop it (the dispatcher)
+        g.apply_effect(g, "heal", {"target": player, "amount": back, "source": card.id}, player)
 
 
 def _eligible(st: State, player: str, kind: str) -> list[str]:
@@ -436,17 +432,17 @@ def _eligible(st: State, player: str, kind: str) -> list[str]:
     return [c for c in hand if any(a.get("keyword") == "neutralization" for a in st.cards[c].abilities)]
 
 
-def _anti(g: Game, source: str, player: str, x: int, kind: str, apply_effect: ApplyEffect) -> None:
+def _anti(g: Game, source: str, player: str, x: int, kind: str) -> None:
     """134.10–134.13: every player discards X; the playing player into the Void, the others into
     their graveyards; the order: the playing player first (134.13, project default)."""
     if x == 0:                                                       # 134.12
         return
     queue = [{"player": p, "to": "void" if p == player else "graveyard"} for p in (player, other(player))]
-    _anti_queue(g, source, x, kind, queue, g.state.pending, apply_effect)
+    _anti_queue(g, source, x, kind, queue, g.state.pending)
 
 
 def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, Any]],
-                resume: dict | None, apply_effect: ApplyEffect) -> None:
+                resume: dict | None) -> None:
     st = g.state
     clause = AFTER_PLAY[kind]
     while queue:
@@ -459,7 +455,7 @@ def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, A
             _ask(g, p, kind, x, cards, clause, "_anti_discard", args, source, resume=resume)
             return
         if cards:
-            apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source,
+            g.apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source,
                                         COUNTED_MARK: True}, p)     # X is the keyword's, not a spell's count
         if len(cards) < x:                                            # 134.11
             g.emit("hand_revealed", player=p, cards=list(st.players[p].zones["hand"]), clause="134.11")
@@ -467,7 +463,7 @@ def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, A
         st.pending = resume
 
 
-def anti_discard(g: Game, a: dict[str, Any], by: str, apply_effect: ApplyEffect) -> None:
+def anti_discard(g: Game, a: dict[str, Any], by: str) -> None:
     """The answer to an anti-magic / anti-neutralization decision: `choose: {player, cards}`."""
     p, x, kind = a["player"], a["count"], a["kind"]
     chosen = a.get("cards")
@@ -476,9 +472,9 @@ def anti_discard(g: Game, a: dict[str, Any], by: str, apply_effect: ApplyEffect)
     hand_ok = set(_eligible(g.state, p, kind))
     if len(chosen) != x or not set(chosen) <= hand_ok:
         g.refuse(AFTER_PLAY[kind], f"{p} discards exactly {x} of {sorted(hand_ok)}, not {chosen}")
-    apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"],
+    g.apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"],
                                 COUNTED_MARK: True}, p)
-    _anti_queue(g, a["source"], x, kind, list(a.get("queue") or []), a.get("resume"), apply_effect)
+    _anti_queue(g, a["source"], x, kind, list(a.get("queue") or []), a.get("resume"))
 
 
 # ---------------------------------------------------------------------------
@@ -514,8 +510,8 @@ def _responsible(g: Game, card: Card, cause: Any) -> str | None:
     if g.sources:
         return g.sources[-1]
     st = g.state
-    if cause.kind == "destroy" and card.id in st.turn_info.get("damaged_by", {}):
-        return st.turn_info["damaged_by"][card.id]    # who damaged it (it may die a step later, 136.8)
+    if cause.kind == "destroy" and card.id in st.turn_info.damaged_by:
+        return st.turn_info.damaged_by[card.id]    # who damaged it (it may die a step later, 136.8)
     if cause.kind == "destroy":
         for e in reversed(g.events):
             if e.get("event") == "damaged" and e.get("target") == card.id and e.get("source") in st.cards:
@@ -564,7 +560,7 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
     if rec["muscle"]:
         # 124.4: the player decides for all counters at once — a pending decision opened when the
         # step is done (model/engine.py `open_muscle_decision`); unanswered, the default applies
-        g.state.turn_info.setdefault("muscle_queue", []).append(
+        g.state.turn_info.muscle_queue.append(
             {"card": card.id, "player": controller, "count": rec["muscle"], "cause": "draw"})
     who = rec.get("responsible")
     if who is None:
@@ -583,24 +579,23 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
 
 def _suffer(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
     g.emit("penalty", card=cid, player=who, hp=hp, vp=vp)
-    if hp:
-        g.state.players[who].hp -= hp                                  # damage to a player (4.25.0)
-        g.emit("damaged", target=who, amount=hp, source=cid)
+    if hp:                                   # damage to a player (4.25.0), as any damage is dealt
+        g.apply_effect(g, "damage", {"target": who, "amount": hp, "source": cid}, who)
     if vp:
         resources.gain_vp(g, who, -vp)
 
 
 def _benefit(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
     g.emit("compensation", card=cid, player=who, hp=hp, vp=vp)
-    if hp:
-        resources.heal_player(g, who, hp)
+    if hp:                                   # a heal like any: 99.1 may stop it (the dispatcher)
+        g.apply_effect(g, "heal", {"target": who, "amount": hp, "source": cid}, who)
     if vp:
         resources.gain_vp(g, who, vp)
 
 
 def _reward(g: Game, cid: str, who: str, hp: int) -> None:
     g.emit("reward", card=cid, player=who, hp=hp)
-    resources.heal_player(g, who, hp)
+    g.apply_effect(g, "heal", {"target": who, "amount": hp, "source": cid}, who)
 
 
 def _later(g: Game, fn: Callable[[], None]) -> None:

@@ -30,6 +30,7 @@ from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
+from .turn_info import TurnInfo
 from .play import begin_action
 from .state import PHASES, PLAYERS, other
 from .zones import Cause, arrange, move_card
@@ -45,7 +46,7 @@ def _enter(g: Game, phase: str) -> None:
     start_phase_record(st)                                        # a new phase: nobody has acted
     g.emit("phase_started", phase=phase, player=st.active)
     if phase == "combat":
-        st.turn_info["combat_step"] = "I"                         # rb7:harci-fazis.I
+        st.turn_info.combat_step = "I"                         # rb7:harci-fazis.I
     if phase == "preparation":
         _preparation(g)
     elif phase == "draw":
@@ -62,9 +63,9 @@ def _begin_turn(g: Game, player: str) -> None:
     st.active = player
     pl = st.players[player]
     pl.turn += 1
-    st.turn_info = {}
+    st.turn_info = TurnInfo()
     if pl.skip:
-        st.turn_info["skipped"], pl.skip = list(pl.skip), []     # 4.10.7: this is the "next turn"
+        st.turn_info.skipped, pl.skip = list(pl.skip), []     # 4.10.7: this is the "next turn"
     st.missed = []                  # 133.4: what was forgotten may be made up until the end of the turn
     g.emit("turn_started", player=player, turn=pl.turn)
     _arrive(g, "preparation")
@@ -75,7 +76,7 @@ def _arrive(g: Game, phase: str) -> None:
     turn skips: a skipped phase does not take place (`phase_skipped`), nor do the effects timed to
     it (a delayed resource due at the player's next preparation phase is lost: `effect_prevented`)."""
     st = g.state
-    skipped = st.turn_info.get("skipped") or ()
+    skipped = st.turn_info.skipped or ()
     while phase in skipped:
         g.emit("phase_skipped", phase=phase, player=st.active)
         if phase == "preparation":
@@ -130,7 +131,7 @@ def next_phase(g: Game) -> None:
             settle(g)                                             # take effect; their dead die (end of V)
         combat.strike(g)                                          # rb7:harci-fazis.VI–VII
         settle(g)                                                 # the end of VII: no window left
-        st.turn_info.pop("combat_step", None)
+        st.turn_info.combat_step = None
         if st.result is not None:
             return
     _phase_over(g, turn_end=st.phase == "end")
@@ -279,8 +280,7 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
     reserve = list(reserve)
     if sorted(post + reserve) != sorted(mine):
         g.refuse("5.4.1", "the exchange arranges exactly the player's own reserve and guard-post creatures")
-    size = resources.rule_number(st, player, "guard_post_size",
-                                 st.turn_info.get("guard_post_size", g.rules.guard_post_size),
+    size = resources.rule_number(st, player, "guard_post_size", g.rules.guard_post_size,
                                  g.rules.priority_policy)                          # 5.4.3, a card may change it
     if len(post) > size:
         if len(pl.zones["guard_post"]) > size:
