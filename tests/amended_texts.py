@@ -6,8 +6,9 @@ inserted in the layout of its source — the shape of a real amendment.
 * the 7th-edition rulebook: a new ability item before ``- Mérgezés.`` (``rb7:uszas``);
 * the M.A.G.U.S. rules: a new last lettered point of 5.01 (``mk:5.01.G``).
 
-The numbers are the next free ones of the texts copied, so a copy of texts already amended
-this way (``KODEX_TEXTS_DIR``, conformance/catalog.py) gets its own new clauses. Used by
+The numbers are the next free ones of the texts copied and each text is one no clause of its
+text has yet, so a copy of texts already amended this way (``KODEX_TEXTS_DIR``,
+conformance/catalog.py, or texts vendored with such a clause) gets new clauses of its own. Used by
 tests/test_catalog.py (every invariant holds on the copy too) and tests/test_amended_copy.py
 (only what concerns the new clauses changes).
 """
@@ -17,11 +18,25 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.catalog import Catalog, load_catalog, texts_dir
+from conformance.catalog import Catalog, load_catalog, normalize, slugify, texts_dir
 
 NBSP = "\u00a0"
 PARTS = ("II", "VI", "rb7", "mk")
 RB7_TERMS = ("Úszás", "Ugrás", "Mászás", "Ásás")
+TEXTS = {
+    "II": ("A játékosok a játék végén kezet fognak egymással.",
+           "A játék végén a játékosok megköszönik egymásnak a játékot.",
+           "A játszma végén mindkét játékos összeszedi a saját lapjait."),
+    "VI": ("Az árnyék képesség egy körben legfeljebb egyszer használható ugyanarra a lényre.",
+           "Az árnyék képességet egy körben csak egyszer lehet ugyanazzal a lénnyel használni.",
+           "Egy lény árnyék képessége körönként egyszer használható."),
+    "rb7": ("A lény vízi terepen is támadhat, és ott csak hasonló lény blokkolhatja.",
+            "Ezzel a képességgel a lény akadályon át is támadhat.",
+            "A lényt ezzel a képességgel csak hasonló lény blokkolhatja."),
+    "mk": ("Új pont: a leidézett lap a Jelenbe kerül, ha más nem rendelkezik róla.",
+           "Új pont: a leidézett lap a Múltba kerül, ha más nem rendelkezik róla.",
+           "Új pont: a leidézés menete a fentiekkel megegyezik."),
+}
 
 
 @dataclass(frozen=True)
@@ -54,26 +69,22 @@ def _after_section(cat: Catalog, section: str) -> int | None:
 
 def _insertion(cat: Catalog, part: str) -> tuple[str, str, int | None, list[str]]:
     """(new id, source, line to insert before, lines to insert) for ``part``."""
+    have = {normalize(c.text) for c in cat if c.part == part}
+    text = next(t for t in TEXTS[part] if t not in have)
     if part in ("II", "VI"):
         section = "3" if part == "II" else "136"
-        text = ("A játékosok a játék végén kezet fognak egymással." if part == "II" else
-                "Az árnyék képesség egy körben legfeljebb egyszer használható ugyanarra a lényre.")
         cid = _next_point(cat, section)
         return (cid, cat[section].source, _after_section(cat, section),
                 [f"{cid}.{NBSP} ", "", text, ""])
     if part == "rb7":
-        from conformance.catalog import slugify
         term = next(t for t in RB7_TERMS if f"rb7:{slugify(t)}" not in cat)
         before = cat["rb7:mergezes"]
-        return (f"rb7:{slugify(term)}", before.source, before.line,
-                [f"- {term}. A lény vízi terepen is támadhat, és ott csak hasonló lény "
-                 "blokkolhatja."])
+        return (f"rb7:{slugify(term)}", before.source, before.line, [f"- {term}. {text}"])
     letters = [c.id.rsplit(".", 1)[1] for c in cat if cat.is_descendant(c.id, "mk:5.01")
                and c.id.count(".") == 2]
     letter = chr(ord(max(letters, default="@")) + 1)
     return (f"mk:5.01.{letter}", cat["mk:5.01"].source, _after_section(cat, "mk:5.01"),
-            [f" • {letter}./ Új pont: a leidézett lap a Jelenbe kerül, ha más nem "
-             "rendelkezik róla.", ""])
+            [f" • {letter}./ {text}", ""])
 
 
 def amended_copy(target: Path, parts: tuple[str, ...] = PARTS,

@@ -2,7 +2,7 @@
 
 A copy of the texts the kit reads gets one new clause in each text (tests/amended_texts.py:
 136.10 at the end of title 136 of part VI, 3.20 in part II, rb7:uszas, mk:5.01.G on today's
-texts) and goes through the code paths the other tests exercise: the catalog, the case loader,
+texts, each with a text no clause has yet) and goes through the code paths the other tests exercise: the catalog, the case loader,
 coverage and the registers' question, ``kodex amend``, the HTML report, and the commands pointed
 at the copy with ``KODEX_TEXTS_DIR``. Each is compared with the texts as read: the only
 differences are the new clauses and the lines after them moving down. (The whole of ``make
@@ -190,7 +190,12 @@ def test_the_commands_read_the_copy_named_by_the_variable(amended, tmp_path):
     out = subprocess.run([sys.executable, "-m", "conformance", "clause", cid], env=env,
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0 and cid in out.stdout, out.stderr
-    out = subprocess.run([sys.executable, "-m", "conformance", "coverage", str(CORPUS),
+    corpus = tmp_path / "one.yaml"
+    corpus.write_text('format: hkk-case/1\ncases:\n  - id: "3.18/x"\n    clause: "3.18"\n'
+                      '    title: "heal"\n    given: {players: {A: {hp: 18}}}\n'
+                      '    when: [{heal: {target: A, amount: 5}}]\n'
+                      '    then: {players: {A: {hp: 20}}}\n', encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "conformance", "coverage", str(corpus),
                           "--out", str(tmp_path / "cov")], env=env, capture_output=True,
                          text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
