@@ -109,12 +109,15 @@ Which texts are read
 :func:`load_catalog` with a directory reads that directory. Without one it reads
 :func:`texts_dir`: the directory named by the environment variable
 ``KODEX_TEXTS_DIR`` when it is set (and not empty), else ``conformance/kodex/``
-(:data:`KODEX_DIR`). Every command and every test that asks for "the catalog"
+(:data:`KODEX_DIR`). Every command, and every test that needs the kit's catalog,
 calls ``load_catalog()`` without a directory, so the variable points the whole
 kit at an amended copy of the texts without touching the vendored files::
 
     cp -r conformance/kodex /tmp/amended      # then edit /tmp/amended/*.txt
     KODEX_TEXTS_DIR=/tmp/amended make test    # or: … kodex coverage, kodex clause 136.10
+
+(A clause added that way fails one test, the one asking that every clause is
+covered or registered untestable: tests/test_amended_copy.py.)
 
 A value that is not a directory holding a ``*.txt`` file is refused with a
 :class:`TextsDirError` naming the variable (never an empty catalog). The
