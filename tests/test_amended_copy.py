@@ -202,3 +202,12 @@ def test_the_commands_read_the_copy_named_by_the_variable(amended, tmp_path):
     data = json.loads((tmp_path / "cov" / "coverage.json").read_text(encoding="utf-8"))
     assert set(amended.added) <= {u["id"] for u in data["uncovered"]}
     assert cid not in load_catalog()                # this process still reads the texts as read
+
+
+def test_an_unusable_texts_dir_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    """KODEX_TEXTS_DIR naming no directory of texts: one line naming the variable, exit 2."""
+    from conformance import cli
+    monkeypatch.setenv("KODEX_TEXTS_DIR", str(tmp_path / "nowhere"))
+    rc = cli.main(["clause", "3.12"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "KODEX_TEXTS_DIR" in err and "Traceback" not in err
