@@ -168,12 +168,17 @@ def stamp(ev: dict[str, Any]) -> None:
     (absent where no rule named one: an undecided conflict). So what the registry adds is never a
     field a case may name (docs/spec/hkk-vocabulary.md, "The `clause` of an event")."""
     name = ev["event"]
-    fixed = FIXED_CLAUSE.get(name)
-    if fixed is not None and "clause" not in ev:           # the type alone decides: no look-up
-        ev["clauses"] = [fixed]
-        if name in PLAIN:
-            ev["clause"] = fixed
-        return
+    if "clause" not in ev:
+        fixed = FIXED_CLAUSE.get(name)
+        if fixed is None:                                   # a field of the event tells the rule
+            rule = BY_FIELD.get(name)
+            if rule is not None and name not in ALSO:
+                fixed = rule[1].get(ev.get(rule[0]), rule[2])
+        if fixed is not None:                               # one clause, no look-up beyond it
+            ev["clauses"] = [fixed]
+            if name in PLAIN:
+                ev["clause"] = fixed
+            return
     found = clauses_of(ev)
     if not found:
         return

@@ -53,7 +53,17 @@ class TurnInfo:
     skipped: list[str] = field(default_factory=list)
 
     def copy(self) -> "TurnInfo":
-        """A copy sharing nothing mutable (the fields are plain data: `marshal` copies them in C)."""
+        """A copy sharing nothing mutable: the fields that hold something are copied in C
+        (`marshal`: plain data), an empty list or mapping is a new empty one, the rest is shared
+        (strings, numbers, None). Most of a turn most fields are empty: a step copies little."""
         new = object.__new__(TurnInfo)
-        new.__dict__ = marshal.loads(marshal.dumps(self.__dict__))
+        new.__dict__ = {k: (_copy(v) if v else [] if v.__class__ is list else {} if v.__class__ is dict else v)
+                        if v.__class__ in _CONTAINERS else v for k, v in self.__dict__.items()}
         return new
+
+
+_CONTAINERS = (list, dict)
+
+
+def _copy(value: Any) -> Any:
+    return marshal.loads(marshal.dumps(value))
