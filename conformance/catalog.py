@@ -104,6 +104,28 @@ rb7 entries
   Every entry's text runs to the next heading, item, sub-phase or anchor.
   ``section`` is ``"rb7"`` for all of them.
 
+Which texts are read
+--------------------
+:func:`load_catalog` with a directory reads that directory. Without one it reads
+:func:`texts_dir`: the directory named by the environment variable
+``KODEX_TEXTS_DIR`` when it is set (and not empty), else ``conformance/kodex/``
+(:data:`KODEX_DIR`). Every command, and every test that needs the kit's catalog,
+calls ``load_catalog()`` without a directory, so the variable points the whole
+kit at an amended copy of the texts without touching the vendored files::
+
+    cp -r conformance/kodex /tmp/amended      # then edit /tmp/amended/*.txt
+    KODEX_TEXTS_DIR=/tmp/amended make test    # or: … kodex coverage, kodex clause 136.10
+
+(A clause added that way fails one test, the one asking that every clause is
+covered or registered untestable: tests/test_amended_copy.py.)
+
+A value that is not a directory holding a ``*.txt`` file is refused with a
+:class:`TextsDirError` naming the variable (never an empty catalog). The
+variable is read at each call, nothing is kept but the per-directory cache, so a
+test that sets it for its own duration (``monkeypatch.setenv``) leaves no trace.
+``kodex amend NEW_DIR`` compares a copy with the vendored texts without the
+variable (reports/amendment.py).
+
 The catalog is cached per directory by :func:`load_catalog`; treat it as
 read-only.
 """
@@ -112,6 +134,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 import sys
 import unicodedata
@@ -134,9 +157,13 @@ __all__ = [
     "source_id",
     "VENDORED",
     "KODEX_DIR",
+    "TEXTS_ENV",
+    "TextsDirError",
+    "texts_dir",
 ]
 
 KODEX_DIR = Path(__file__).resolve().parent / "kodex"
+TEXTS_ENV = "KODEX_TEXTS_DIR"    # the texts load_catalog() reads when set (module docstring)
 RB7_SECTION_TITLE = "7. kiadás szabálykönyv, 2. fejezet"
 SUPPLEMENT_MARK = "[Kiegészítés]"
 
@@ -966,9 +993,27 @@ def _load_cached(directory: str) -> Catalog:
     return _build(Path(directory))
 
 
+class TextsDirError(ValueError):
+    """``$KODEX_TEXTS_DIR`` names no directory of texts."""
+
+
+def texts_dir() -> Path:
+    """The directory :func:`load_catalog` reads by default: ``$KODEX_TEXTS_DIR`` when set, else
+    :data:`KODEX_DIR` (module docstring, "Which texts are read")."""
+    value = os.environ.get(TEXTS_ENV, "")
+    if not value:
+        return KODEX_DIR
+    d = Path(value)
+    if not d.is_dir():
+        raise TextsDirError(f"{TEXTS_ENV}={value}: not a directory")
+    if not any(p.is_file() for p in d.glob("*.txt")):
+        raise TextsDirError(f"{TEXTS_ENV}={value}: no *.txt file in the directory")
+    return d
+
+
 def load_catalog(directory: Path | str | None = None) -> Catalog:
-    """Load (and cache) the catalog of ``directory`` (default: ``conformance/kodex``)."""
-    d = Path(directory) if directory is not None else KODEX_DIR
+    """Load (and cache) the catalog of ``directory`` (default: :func:`texts_dir`)."""
+    d = Path(directory) if directory is not None else texts_dir()
     return _load_cached(str(d.resolve()))
 
 

@@ -1253,6 +1253,12 @@ def main(argv: list[str] | None = None) -> int:
     except CLIError as exc:
         _console(stderr=True).print(Text(f"kodex: {exc}", style="red"), soft_wrap=True)
         return EXIT_INPUT
+    except ValueError as exc:             # an unusable KODEX_TEXTS_DIR (catalog.TextsDirError)
+        from conformance.catalog import TextsDirError
+        if not isinstance(exc, TextsDirError):
+            raise
+        _console(stderr=True).print(Text(safe_text(f"kodex: {exc}", 2000), style="red"), soft_wrap=True)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -46,7 +46,8 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
 ``zone_scopes``
     a scope given as a mapping ``{zones, player, kind, color}`` (99.6);
 ``conditions``
-    a card with ``colors`` or ``condition`` (rb7:ketszinu-lapok, mk:5.01.C);
+    a card with ``colors``, ``condition`` or ``icons``, or of the subtype ``szingularitas``
+    (rb7:ketszinu-lapok, mk:5.01.C, rb7:hegymelyi, rb7:szingularitas);
 ``rule_numbers``
     an entry on a ruleset number a card changes: ``regeneration_cap`` (136.7),
     ``guard_post_size`` (5.4.3), ``draw_per_turn`` (rb7:huzasi-fazis);
@@ -65,7 +66,14 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     copies (131.11): the verbs ``copy`` / ``copy_abilities``, the keyword ``uncopyable``, or an
     ``abilities_copied`` event;
 ``mixed_costs``
-    a combat ability whose cost names its kinds (``cost_kinds``, 129.3–129.4).
+    a combat ability whose cost names its kinds (``cost_kinds``, 129.3–129.4);
+``card_marks``
+    the marks of a card that carry a rule: the keywords ``anchor`` (4.14.4), ``guardian``
+    (rb7:orzo), ``reward`` (rb7:jutalom), ``exiling`` (4.16.4), a card of the subtype ``avatar``
+    (rb7:avatar), or a ``reward`` event;
+``skipped_phases``
+    a phase a turn passes over (4.10.7): a player's ``skip_phases`` in ``given`` / ``then``, or a
+    ``phase_skipped`` event (the verb ``skip_phase`` is declared with the verbs).
 
 Rulesets are declared with ``rulesets`` and verbs with ``verbs`` (protocol 1); a feature
 covers what no verb name shows.
@@ -77,7 +85,7 @@ from typing import Any
 FEATURES = ("continuous", "lasting", "replace", "split", "repeat", "delay", "combat_steps",
             "windows", "decisions", "priority", "reactions", "triggers", "settles", "costs",
             "zone_scopes", "conditions", "rule_numbers", "strong_steps", "step_limits", "spells",
-            "two_way", "copies", "mixed_costs")
+            "two_way", "copies", "mixed_costs", "card_marks", "skipped_phases")
 
 # a step's verb -> the feature it needs by itself
 _VERB_FEATURES = {"add_effect": "lasting", "repeat": "repeat", "delay": "delay",
@@ -90,7 +98,8 @@ _EVENT_FEATURES = {"combat_step": "combat_steps", "decision_pending": "decisions
                    **{e: "reactions" for e in ("queued", "resolved", "prevented", "prevent_set",
                                                "modify_set", "returned")},
                    **{e: "triggers" for e in ("triggered", "missed", "made_up")},
-                   "abilities_copied": "copies"}
+                   "abilities_copied": "copies", "reward": "card_marks",
+                   "phase_skipped": "skipped_phases"}
 # top-level keys of given / then -> the feature
 _STATE_FEATURES = {"lasting": "lasting", "delayed": "delay", "pending": "decisions",
                    "queue": "reactions", "missed": "triggers"}
@@ -99,6 +108,9 @@ _ARG_FEATURES = {"wait": "reactions", "answers": "reactions", "with": "reactions
                  "forgotten": "triggers", "strong": "strong_steps", "limit": "step_limits"}
 # keys of an ability entry -> the feature
 _ABILITY_FEATURES = {"trigger": "triggers", "reaction": "reactions", "on_play": "reactions"}
+# keywords and subtypes that carry a rule of their own
+MARK_KEYWORDS = ("anchor", "guardian", "reward", "exiling")
+MARK_SUBTYPES = ("avatar",)
 
 __all__ = ["FEATURES", "needs", "missing"]
 
@@ -151,8 +163,14 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("rule_numbers")
         if isinstance(node.get("scope"), dict):
             found.add("zone_scopes")
-        if "kind" in node and (node.get("colors") or node.get("condition")):
+        subtypes = node.get("subtypes") if "kind" in node and isinstance(node.get("subtypes"), list) else ()
+        if "kind" in node and (node.get("colors") or node.get("condition") or node.get("icons")
+                               or "szingularitas" in subtypes):
             found.add("conditions")
+        if node.get("keyword") in MARK_KEYWORDS or any(t in MARK_SUBTYPES for t in subtypes):
+            found.add("card_marks")
+        if node.get("skip_phases"):
+            found.add("skipped_phases")
         if node.get("modes") or node.get("prohibit") == "play" or "spells" in node \
                 or node.get("number") in ("spell_discard", "spell_draw"):
             found.add("spells")

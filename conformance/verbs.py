@@ -8,8 +8,8 @@ A step of a case's ``when`` is a one-key mapping ``{verb: {arguments}}``
   ``activate_card``), with the arguments of the spec's tables;
 * ``PROJECT_VERBS``: the kit's additions (docs/spec/hkk-verbs.md, "Verbs the kit
   added", which tests/test_schema.py checks against them): ``pass``, ``shuffle``,
-  ``search``, ``resolve_conflict``, the effects of hkk-effects.md and the reactions of
-  hkk-case/2;
+  ``search``, ``resolve_conflict``, the effects of hkk-effects.md, ``skip_phase``, ``return_szkritter`` and the
+  reactions of hkk-case/2;
 * ``ALL_VERBS``: both, in that order.
 
 Each :class:`Verb` carries its arguments (:class:`Arg`, with a type tag), the
@@ -29,6 +29,7 @@ ZONES = ("deck", "hand", "reserve", "guard_post", "table", "graveyard", "void")
 MOVE_DESTINATIONS = ("hand", "deck_top", "deck_bottom", "deck_shuffle", "graveyard",
                      "void", "reserve", "guard_post", "table")
 ELEMENTS = ("fire", "ice", "acid", "lightning")
+SKIPPABLE = PHASES[:-1]      # 4.10.7: the phases a turn may pass over (model.state.SKIPPABLE)
 
 # Argument type tags. Those in CARD_TYPES carry card ids the loader checks.
 #   player          "A" or "B"
@@ -126,6 +127,8 @@ _SPEC_ACTIONS = (
           Arg("x", "integer", "the value of X"),
           Arg("pay", "any", "choices of how the ability's cost is paid (builders, sacrifice; a "
                             "combat ability's mix of kinds `{vp, components}`, 129.4)"),
+          Arg("cards", "cards", "project addition: the cards the ability takes, chosen on use "
+                                "(`exiling`, Semmizés: X: at most X cards of one graveyard, 4.16.4)"),
           Arg("wait", "boolean", "hkk-case/2: the ability waits on the reaction queue for answers "
                                  "before it takes effect (4.21.1, 136.5)", since=2),
           Arg("answers", "string", "hkk-case/2: a reaction ability: the queue entry (or card) it "
@@ -286,6 +289,18 @@ _PROJECT = (
          "the player does not wish to act further in this phase (4.11.7); two passes in a row "
          "end the phase (4.11.8)",
          (_p(),), (), ("4.11.7", "4.11.8")),
+    Verb("skip_phase", "project",
+         "an effect: the player's next turn passes over the phase — it does not take place, nor "
+         "do the effects timed to it (4.10.7); the end phase is never skipped",
+         (_p("the player whose next turn skips the phase (default: the step's `by`)"),
+          Arg("phase", "enum", "the phase skipped", SKIPPABLE)),
+         ("phase",), ("4.10.7",)),
+    Verb("return_szkritter", "project",
+         "whenever the player could use an instant, they spend 1 VP and take a szkritter creature "
+         "of theirs (subtype `szkritter`, owned and controlled) back from the table into their "
+         "hand (rb7:szkritter); not an ability",
+         (_p(), Arg("card", "card", "the szkritter creature")),
+         ("card",), ("rb7:szkritter",)),
 )
 
 # hkk-case/2 (docs/spec/hkk-reactions.md)

@@ -41,11 +41,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from model.state import ICONS
 from model.state import KEYWORD_ALIASES as _ENGINE_ALIASES
 from model.state import KINDS as _ENGINE_KINDS
+from model.state import SKIPPABLE as SKIPPABLE_PHASES
 
 from conformance.verbs import (ALL_VERBS, ELEMENTS, FORMATS, MOVE_DESTINATIONS, PHASES, ZONES,  # noqa: F401
                                step_args_schema, verbs_of)
+
+from conformance.verbs import SKIPPABLE as _VERB_SKIPPABLE
+assert _VERB_SKIPPABLE == SKIPPABLE_PHASES, "model.state.SKIPPABLE changed: update conformance/verbs.py"
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-case-1.schema.json"
 EXTENSION_PREFIX = "x-"
@@ -120,6 +125,10 @@ KEYWORDS: dict[str, Keyword] = {
     "resurrection": Keyword((), "131.8", "may be played from the graveyard (`play.from: graveyard`)"),
     "no_control_change": Keyword((), "131.10", "its controller cannot change"),
     "uncopyable": Keyword((), "131.11", "Nem másolható: no copy of the card is made (`copy`) and its abilities are not copied even in part (`copy_abilities`); works in the graveyard, hand and deck too ([hkk-cards.md](hkk-cards.md#copies-copy-and-copy_abilities-13111))"),
+    "anchor": Keyword((), "4.14.4", "Horgony / Nem lehet (kézbe) visszavenni: the card can in no way be returned from the table to a hand — by an effect (`move` to `hand`: `effect_prevented`), a cost or its own shadow (refused); an ability (a `lose` or a freeze counter takes it) that works while the card is passive, on buildings too (rb7:horgony)"),
+    "guardian": Keyword((), "rb7:orzo", "Őrző: while a creature with it is in play (either player's, active or passive), no player may be chosen as a target of a damaging instant or sorcery (`play` refused)"),
+    "exiling": Keyword(("x", "cost"), "4.16.4", "Semmizés: X — activated (`activate` with `cards: [ids]`): at most X cards of one graveyard into the Void (exiled, 4.16.0); pays `cost`"),
+    "reward": Keyword(("hp",), "rb7:jutalom", "Jutalom: when the card leaves play (to the hand too) or its owner's control by the opponent's source, that opponent heals `hp` (not in combat, by poison or a weakness counter; its own controller's source: nothing); always a disadvantage: a `lose` does not take it"),
     "neutralization": Keyword((), "134.15", "marks a card as a neutralizer: as a reaction its play, and a reaction ability of it, is a neutralization, which anti-neutralization bars; anti-neutralization makes players discard such cards"),
 }
 # fields any ability entry may carry: 127.0.0 delay / temporary
@@ -241,6 +250,8 @@ EVENTS: dict[str, Event] = {
     "muscle_reward": _ev("card player draw vp", None, "the reward for muscle counters (124.2–124.6): `draw` cards and `vp` VP"),
     "penalty": _ev("card player hp vp", "card player", "a penalty (135.2)"),
     "compensation": _ev("card player hp vp", "card player", "a compensation (135.4)"),
+    "reward": _ev("card player hp", "card player", "a reward (rb7:jutalom): `player` heals `hp`"),
+    "phase_skipped": _ev("phase player", None, "a phase of the active player's turn did not take place (4.10.7): the turn passed over it"),
     "recycled": _ev("card player count", None, "recycling (135.8)"),
     "effect_prevented": _ev("verb clause card target player source", "clause",
                             "an effect, or part of it, that a rule stopped (4.24.2); the effect did what it could, the steps after it still apply; which of `card`, `target`, `player`, `source` it carries: [hkk-rules.md](hkk-rules.md#actions-and-effects); the clause per situation: [hkk-refusals.md](hkk-refusals.md)"),
@@ -341,9 +352,10 @@ CARD_FIELDS: dict[str, str] = {
     "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; [hkk-effects.md](hkk-effects.md#replacement-effects-the-card-field-replace))",
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
     "colors": "project addition: the card's colours; a card of two colours is both (rb7:ketszinu-lapok) and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
-    "condition": "project addition: the card's play conditions, each `{colors: [...]}` or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
+    "condition": "project addition: the card's play conditions, each `{colors: [...]}`, `{controls: {kind, subtype, icon}}` (a card so described under the player's control in play) or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "play_as": "project addition: kind → the card's fields in another form it may be played as (`play.as`; rb7:ketfelekeppen-hasznalhato-lapok, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
     "modes": "project addition: the modes of a modal card, `[{effects, needs_target}]`, one chosen at its play (`play.mode`; 111.7, [hkk-cards.md](hkk-cards.md#modal-spells-modes-1117))",
+    "icons": "project addition: the card's icons that carry a rule, not subtypes nor abilities: `hegymelyi` (rb7:hegymelyi: a spell with it is played only while its player controls a hegymélyi creature; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "original": "project addition: a card on the table in a form it was played as, with copied abilities or a mode chosen: the fields (and `kind`) it takes back when it leaves the table (returned; accepted in `given`, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
 }
 RETURNED_CARD_FIELDS: dict[str, str] = {
@@ -361,6 +373,7 @@ PLAYER_FIELDS: dict[str, str] = {
     "components": "szörnykomponens", "turn": "how many turns of the player's own have begun",
     "base_max_hp": "project addition, returned when effects in force change it: the maximum Ép without them (accepted in `given`)",
     "base_max_vp": "project addition, returned when effects in force change it: the maximum VP without them (accepted in `given`)",
+    "skip_phases": "project addition: the phases the player's next turn passes over (4.10.7, `skip_phase`), returned when there are any (accepted in `given`)",
     **{z: f"the {z} zone, a list of card ids" for z in ZONES},
 }
 THEN_FIELDS: dict[str, str] = {
@@ -690,6 +703,11 @@ def shapes_condition_steps() -> tuple[str, ...]:
     return shapes.CONDITION_STEPS
 
 
+def shapes_controls_fields() -> tuple[str, ...]:
+    from model import shapes   # the engine's own list: one source for both
+    return shapes.CONTROLS_FIELDS
+
+
 def _effect_schemas(version: int = 1) -> dict:
     """The shapes of model/shapes.py as JSON Schema: continuous entries, timed effects,
     replacement effects, delayed resources, the combat sub-phases."""
@@ -844,6 +862,9 @@ def generated_schema(current: dict | None = None) -> dict:
     for name in ("base_max_hp", "base_max_vp"):
         d["player_state"]["properties"][name] = {"type": "integer", "minimum": 0,
                                                  "description": PLAYER_FIELDS[name]}
+    d["player_state"]["properties"]["skip_phases"] = {
+        "type": "array", "uniqueItems": True, "items": {"enum": list(SKIPPABLE_PHASES)},
+        "description": PLAYER_FIELDS["skip_phases"]}
     card["continuous"] = {"type": "array", "items": {"$ref": "#/$defs/continuous_entry"},
                           "description": CARD_FIELDS["continuous"]}
     card["replace"] = {"type": "array", "items": {"$ref": "#/$defs/replacer"},
@@ -851,9 +872,13 @@ def generated_schema(current: dict | None = None) -> dict:
     card["just_damaged"] = {"type": "boolean", "description": CARD_FIELDS["just_damaged"]}
     names = {"type": "array", "items": {"type": "string", "minLength": 1}}
     card["colors"] = {**names, "description": CARD_FIELDS["colors"]}
+    card["icons"] = {"type": "array", "items": {"enum": list(ICONS)}, "description": CARD_FIELDS["icons"]}
     card["condition"] = {"type": "array", "description": CARD_FIELDS["condition"], "items": {
         "type": "object", "minProperties": 1, "maxProperties": 1,
         "properties": {"colors": {**names, "minItems": 1},
+                       "controls": {"type": "object", "minProperties": 1, "additionalProperties": False,
+                                    "properties": {k: {"type": "string", "minLength": 1}
+                                                   for k in shapes_controls_fields()}},
                        **{v: {"type": "object"} for v in shapes_condition_steps()}},
         "additionalProperties": False}}
     card["base_cost"] = {**copy.deepcopy(card["cost"]), "description": RETURNED_CARD_FIELDS["base_cost"]}

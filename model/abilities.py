@@ -33,7 +33,9 @@ Clauses:
   activated ability only once no delay counter is left), 127.2.2 (a temporary one only while a
   temporary counter is left).
 - 136.9 shadow `{keyword: shadow, cost}`: back to the owner's hand, no muscle / penalty /
-  compensation, a life counter stops it.
+  compensation, a life counter stops it; an anchor too (4.14.4, model/zones.py).
+- 4.16.4 Semmizés `{keyword: exiling, x: X, cost}`: an activated ability; on use its controller
+  chooses (`activate.cards`) at most X cards of one graveyard, exiled into that graveyard's Void.
 - 128.1 (an ability granted by a card sitting on this one is used like its own), 132.10
   (immunity to combat abilities: direct damage at it has no effect; 132.2 it may be targeted),
   132.11 (an untargetable card is refused as a target), 137.4 / rb7:kozos-kepesseg (a common
@@ -47,7 +49,6 @@ from typing import Any
 
 from . import combat, combat_steps, keywords, queue, stats
 from .damage import deal_damage, heal
-from .effects import apply_effect
 from .zones import Cause, move_card
 from .errors import InputProblem
 from .game import Game
@@ -123,9 +124,11 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
         _regenerate(g, player, card, idx, ab, a)
     elif kw == "shadow":
         _shadow(g, player, card, ab, a)
+    elif kw == "exiling":
+        _exiling(g, player, card, ab, a)
     else:
         _generic(g, player, card, idx, ab, a, targets)
-    st.turn_info.setdefault("abilities_used", {}).setdefault(card.id, []).append(idx)
+    st.turn_info.abilities_used.setdefault(card.id, []).append(idx)
 
 
 def _dying_in_combat(g: Game, card: Card, kw: Any) -> None:
@@ -134,7 +137,7 @@ def _dying_in_combat(g: Game, card: Card, kw: Any) -> None:
     bármilyen módon kikerülne a játékból"; conflicts register `dying-abilities`)."""
     st = g.state
     step = combat_steps.current(g)
-    if step not in ("V", "VII") or card.id not in (st.turn_info.get("dying") or ()):
+    if step not in ("V", "VII") or card.id not in (st.turn_info.dying or ()):
         return
     if kw == "regeneration" or (kw == "shadow" and g.rules.reading("dying-abilities") == "kodex"):
         return
@@ -143,7 +146,7 @@ def _dying_in_combat(g: Game, card: Card, kw: Any) -> None:
 
 
 def _used(g: Game, card: Card, idx: int) -> int:
-    return g.state.turn_info.get("abilities_used", {}).get(card.id, []).count(idx)
+    return g.state.turn_info.abilities_used.get(card.id, []).count(idx)
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +255,7 @@ def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> 
     if target not in PLAYERS and not st.on_table(target):
         g.emit("effect_prevented", verb="damage", clause="4.5.2", target=target, source=cid)
         return                                  # declared in IV, gone before it took effect
-    st.turn_info["in_strike"] = True                                     # 134.4.7
+    st.turn_info.in_strike = True                                     # 134.4.7
     try:
         if target not in PLAYERS and any(x.get("to") == "combat_abilities"
                                          for x in keywords.entries(g, st.cards[target], "immunity")):
@@ -263,9 +266,9 @@ def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> 
             # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
             # action right after the damage may still save it (the engine's window, 136.8). It
             # dies as a combat death (134.4.7).
-            st.turn_info.setdefault("struck_dying", []).append(target)
+            st.turn_info.struck_dying.append(target)
     finally:
-        st.turn_info.pop("in_strike", None)
+        st.turn_info.in_strike = False
 
 
 # ---------------------------------------------------------------------------
@@ -282,19 +285,19 @@ def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], 
     n = _int(a, "x", 1)
     if n < 1:
         g.refuse("136.6", "regeneration heals at least 1 Ép")
-    if card.wounds <= 0 or cid not in st.turn_info.get("just_damaged", ()):
+    if card.wounds <= 0 or cid not in st.turn_info.just_damaged:
         g.refuse("136.8", f"{cid} was not damaged right before: regeneration is used right after the "
                           "damage, as a life-saving action")
     if n > card.wounds:
         g.refuse("rb7:regeneralodas", f"{cid} took {card.wounds} damage: regeneration heals that or part of "
                                       "it, never above the maximum")
-    done = st.turn_info.get("regenerated", {}).get(cid, 0)
+    done = st.turn_info.regenerated.get(cid, 0)
     cap = stats.regeneration_cap(st, card, g.rules)                     # 136.7, a card may change it
     if done + n > cap:
         g.refuse("136.7", f"at most {cap} Ép are regenerated on a creature per turn; {done} already")
     per = _int(ab, "x", 1)
     pay_cost(g, player, {"vp": per * n}, {})                             # 136.6, 4.20.3
-    st.turn_info.setdefault("regenerated", {})[cid] = done + n
+    st.turn_info.regenerated[cid] = done + n
     g.emit("ability_activated", card=cid, ability="regeneration", player=player)
     heal(g, cid, n)
 
@@ -316,6 +319,45 @@ def _shadow(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, A
     pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))
     g.emit("ability_activated", card=cid, ability="shadow", player=player)
     move_card(g, cid, "hand", Cause("shadow"))
+
+
+# ---------------------------------------------------------------------------
+# Semmizés: X (4.16.4)
+# ---------------------------------------------------------------------------
+
+def _exiling(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, Any]) -> None:
+    """4.16.4: "Egy gyűjtőből max. X lapot a Semmibe rakhatsz" — an activated ability: its
+    controller chooses on use (`activate.cards`) at most X cards of one graveyard, which are
+    exiled (4.16.0, 4.16.1: each into the Void of its graveyard); it pays the ability's `cost`."""
+    st = g.state
+    cid = card.id
+    if st.controller(cid) != player:
+        g.refuse("rb7:aktivalast-kivano-kepessegek", f"{cid} is not {player}'s card in play: its controller "
+                                                     "uses its Semmizés")
+    if not card.is_creature and not card.active:
+        g.refuse("rb7:passzivizalas", f"{cid} is passive: a passive {card.kind} has no effect")
+    check_timing(g, player, "instant")                                  # 136.3
+    begin_action(g, player)                                              # 4.23.0, 4.11.6
+    chosen = a.get("cards")
+    if not isinstance(chosen, list) or not all(isinstance(x, str) for x in chosen) \
+            or len(set(chosen)) != len(chosen):
+        raise InputProblem("cards: the cards Semmizés exiles, a list of card ids, each once")
+    x = _int(ab, "x", 0)
+    if len(chosen) > x:
+        g.refuse("4.16.4", f"Semmizés: {x} puts at most {x} card(s) into the Void, {len(chosen)} named")
+    yards = set()
+    for x_id in chosen:
+        g.card(x_id)
+        loc = st.locate(x_id)
+        if not loc or loc[1] != "graveyard":
+            g.refuse("4.16.4", f"{x_id} is not in a graveyard: Semmizés takes cards from a graveyard",
+                     also=("4.16.0",))
+        yards.add(loc[0])
+    if len(yards) > 1:
+        g.refuse("4.16.4", "Semmizés takes its cards from one graveyard")
+    pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))     # 4.20.3
+    g.emit("ability_activated", card=cid, ability="exiling", player=player)
+    resolve_effects(g, card, player, [], [{"exile": {"card": x_id}} for x_id in chosen])
 
 
 # ---------------------------------------------------------------------------
@@ -351,7 +393,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
                  f"{cid}'s {kw} is a reaction: it answers a card or ability waiting on the reaction queue, "
                  "and nothing waits there", also=("4.21.1",))
     on_play = bool(ab.get("on_play"))
-    if on_play and st.turn_info.get("on_play") != {"card": cid, "player": player}:
+    if on_play and st.turn_info.on_play != {"card": cid, "player": player}:
         g.refuse("137", f"{cid}'s {kw} is used right after the card is played, before any other action "
                         "but reactions")
     begin_action(g, player, life_saving=reacting or on_play)             # 4.11.6, 136.1; 4.23.3
@@ -382,7 +424,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
         g.emit("passivated", card=cid)
     g.emit("ability_activated", card=cid, ability=kw, player=player)
     if on_play:
-        st.turn_info.pop("on_play", None)                                # 137: used
+        st.turn_info.on_play = None                                # 137: used
     entry = {"kind": "ability", "player": player, "card": cid, "ability": idx, "keyword": kw,
              "targets": targets, "effects": jcopy(ab.get("effects") or []),
              "disadvantage": bool(ab.get("disadvantage"))}                 # 4.23.1: no reaction to it
@@ -408,7 +450,7 @@ def resolve_entry(g: Game, entry: dict[str, Any]) -> None:
 ACTIONS: dict = {
     "activate": activate,
     # internal verbs: the answers to keyword decisions (`choose` dispatches them; never in a case)
-    "_anti_discard": lambda g, a, by: keywords.anti_discard(g, a, by, apply_effect),
+    "_anti_discard": lambda g, a, by: keywords.anti_discard(g, a, by),
 }
 
 __all__ = ["ACTIONS", "activate", "resolve_entry", "resolve_declared"]

@@ -16,7 +16,7 @@ from .state import State
 def _period(st: State) -> str:
     """What a record of acting covers: the phase; in a combat read as hkk-case/2, the sub-phase
     (rb7:harci-fazis: each is a round of its own, both passing ends it)."""
-    step = st.turn_info.get("combat_step") if st.phase == "combat" and st.version >= 2 else None
+    step = st.turn_info.combat_step if st.phase == "combat" and st.version >= 2 else None
     return f"{st.phase}.{step}" if step else st.phase
 
 
@@ -29,17 +29,17 @@ def acting(st: State) -> dict[str, Any]:
     moment inside a phase, not its start, so there the first right to act (4.11.6) is taken as
     used: either player may act.
     """
-    rec = st.turn_info.get("acting")
+    rec = st.turn_info.acting
     if not rec or rec.get("phase") != _period(st):
         rec = {"phase": _period(st), "active_moved": True, "passed": []}
-        st.turn_info["acting"] = rec
+        st.turn_info.acting = rec
     return rec
 
 
 def start_phase_record(st: State) -> None:
     """A phase (in hkk-case/2, a combat sub-phase) begins: the active player has the first right to
     act (4.11.6)."""
-    st.turn_info["acting"] = {"phase": _period(st), "active_moved": False, "passed": []}
+    st.turn_info.acting = {"phase": _period(st), "active_moved": False, "passed": []}
 
 
 __all__ = ["acting", "start_phase_record"]

@@ -69,7 +69,7 @@ def resolve_queue(g: Game) -> None:
 
 def resume(g: Game) -> None:
     """A decision opened while the queue resolved has been answered: the rest resolves now."""
-    if g.state.turn_info.get("queue_resolving") and g.state.pending is None:
+    if g.state.turn_info.queue_resolving and g.state.pending is None:
         resolve_queue(g)
 
 
@@ -116,7 +116,7 @@ def _actor(g: Game, verb: str, args: dict[str, Any], by: str) -> str:
 def before_step(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     """Called by the engine before a step is carried out (not for `choose`, `pass`)."""
     st = g.state
-    window = st.turn_info.get("on_play")
+    window = st.turn_info.on_play
     if window:
         _on_play_window(g, window, verb, args, by)
     if not st.queue:
@@ -148,13 +148,13 @@ def _on_play_window(g: Game, window: dict[str, str], verb: str, args: dict[str, 
     if verb == "activate" and args.get("card") == window["card"]:
         return                                             # its ability (abilities.py checks which)
     if verb == "advance":
-        st.turn_info.pop("on_play", None)                  # nobody acts any more: it is given up
+        st.turn_info.on_play = None                  # nobody acts any more: it is given up
         return
     if verb not in ACTIONS or _answers_queue(g, verb, args) or _saves(g, verb, args):
         return
     player = _actor(g, verb, args, by)
     if player == window["player"]:
-        st.turn_info.pop("on_play", None)                  # the player gives the ability up
+        st.turn_info.on_play = None                  # the player gives the ability up
         return
     g.refuse("137", f"{window['card']} was just played with an ability used at its play: until "
                     f"{window['player']} uses it or does something else only reactions may come")
@@ -164,9 +164,9 @@ def pass_step(g: Game, player: str) -> bool:
     """`pass` while the queue is not empty or an on-play window is open; True when it was such a
     pass (model/turn.py handles the phase's passes otherwise)."""
     st = g.state
-    window = st.turn_info.get("on_play")
+    window = st.turn_info.on_play
     if window and window["player"] == player and not st.queue:
-        st.turn_info.pop("on_play", None)                  # 137: the ability is given up
+        st.turn_info.on_play = None                  # 137: the ability is given up
     if not st.queue:
         return False
     if queue.pass_on_queue(g, player):

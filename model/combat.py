@@ -22,10 +22,10 @@ Clauses:
   are attacked), rb7:direkt-sebzo-kepesseg (a creature that used direct
   damage strikes only where it used it: model/abilities.py records it),
   134.4.7 (life counters do not save from the strike: deaths in the strike
-  carry Cause(combat=True) through turn_info["in_strike"]), rb7:lenyek
+  carry Cause(combat=True) through turn_info.in_strike), rb7:lenyek
   (components of the dead to the opponent: the zone mover).
 
-The combat record is turn_info["combat"] (JSON-like):
+The combat record is turn_info.combat (JSON-like):
 {"player", "attacks": [{"attacker", "target"}], "strike_back": {defender: attacker},
  "direct_damage": {card: target}, "struck": bool}.
 """
@@ -46,7 +46,7 @@ C_DECLARE = "rb7:harci-fazis.II"
 
 def record(st: State) -> dict[str, Any] | None:
     """This turn's combat record, or None before the attack is declared."""
-    return st.turn_info.get("combat")
+    return st.turn_info.combat
 
 
 def attackers_of(st: State, defender: str) -> list[str]:
@@ -157,7 +157,7 @@ def attack(g: Game, a: dict[str, Any], by: str) -> None:
     _check_required(g, player, [x["attacker"] for x in attacks])
     for x in attacks:
         prohibited(g, x["attacker"], "attack")                         # 99.1: "cannot attack"
-    st.turn_info["combat"] = {
+    st.turn_info.combat = {
         "player": player,
         "attacks": [{"attacker": x["attacker"], "target": x["target"]} for x in attacks],
         "strike_back": {},
@@ -263,7 +263,7 @@ def strike(g: Game, window: bool = False) -> None:
         if at not in guards:
             continue
         hits.append((d, at, _amount(g, st.cards.peek(d), at), True))
-    st.turn_info["in_strike"] = True
+    st.turn_info.in_strike = True
     try:
         for striker, target, amount, back in hits:
             g.emit("strike", attacker=striker, target=target, amount=amount, back=True if back else None)
@@ -276,10 +276,10 @@ def strike(g: Game, window: bool = False) -> None:
             if n:
                 counters.put_counter(g, target, "poison", n)
         if window:
-            st.turn_info["struck_dying"] = list(g.hit)                 # they die as struck (134.4.7)
+            st.turn_info.struck_dying = list(g.hit)                 # they die as struck (134.4.7)
         settle(g, window=window)                                       # VII
     finally:
-        st.turn_info.pop("in_strike", None)
+        st.turn_info.in_strike = False
 
 
 ACTIONS: dict = {

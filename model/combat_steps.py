@@ -36,9 +36,9 @@ def current(g: Game) -> str | None:
     st = g.state
     if st.phase != "combat":
         return None
-    step = st.turn_info.get("combat_step")
+    step = st.turn_info.combat_step
     if step is None:
-        rec = st.turn_info.get("combat")
+        rec = st.turn_info.combat
         step = "I" if rec is None else ("VII" if rec.get("struck") else "III")
     return step
 
@@ -48,8 +48,8 @@ def index(step: str) -> int:
 
 
 def set_step(g: Game, step: str) -> None:
-    if g.state.turn_info.get("combat_step") != step:
-        g.state.turn_info["combat_step"] = step
+    if g.state.turn_info.combat_step != step:
+        g.state.turn_info.combat_step = step
         g.emit("combat_step", step=step)
         if g.state.version >= 2:
             start_phase_record(g.state)        # hkk-case/2: a round of its own, the attacker first

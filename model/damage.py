@@ -14,7 +14,7 @@ from typing import Collection
 from . import keywords, limits, numbers, replacement, stats
 from .game import Game
 from .prohibitions import prohibited
-from .resources import heal_player
+from .resources import raise_player_hp
 from .state import PLAYERS
 from .zones import Cause, move_card
 
@@ -59,8 +59,8 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
         dealer = g.sources[-1] if g.sources else (
             (st.controller(source) or st.cards[source].owner) if source in st.cards else by)
         if dealer:
-            st.turn_info.setdefault("damaged_by", {})[target] = dealer   # whose source (135.2)
-        hurt = st.turn_info.setdefault("damaged_by_damage", [])
+            st.turn_info.damaged_by[target] = dealer   # whose source (135.2)
+        hurt = st.turn_info.damaged_by_damage
         if target not in hurt:
             hurt.append(target)
 
@@ -73,7 +73,7 @@ def heal(g: Game, target: str, amount: int, step: dict | None = None) -> None:
     st = g.state
     prohibited(g, target, "heal", step)               # 99.1: "cannot heal"
     if target in PLAYERS:
-        heal_player(g, target, amount)
+        raise_player_hp(g, target, amount)
         return
     card = g.card(target)
     if not st.on_table(target):
@@ -105,7 +105,7 @@ def life_saving_targets(state, verb: str, args: dict) -> set[str]:
     """The dying creatures this step tries to save (regeneration 136.8, healing 4.26, a card
     played at them, its own shadow — 136.9: "akár … életmentő cselekvésként is"): only they stay
     in the life-saving window for this step."""
-    dying = state.turn_info.get("dying") or []
+    dying = state.turn_info.dying or []
     if not dying:
         return set()
     if verb == "activate":
@@ -128,7 +128,7 @@ def life_saving_targets(state, verb: str, args: dict) -> set[str]:
 def life_saving_step(state, verb: str, args: dict) -> bool:
     """Is the step a life-saving action for a creature damaged right before it (136.8, 4.23.3):
     regeneration of it, healing it, a card played at it?"""
-    just = state.turn_info.get("just_damaged") or []
+    just = state.turn_info.just_damaged or []
     if not just:
         return False
     if verb == "activate":
@@ -164,7 +164,7 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     rb7:lenyek, rb7:lapok-elpusztitasa, 108.0, 136.8: a creature brought to 0 Ép or less by
     damage may still be saved by a life-saving action right after it. With `window=True` (at the
     end of a step of its own) such a creature stays on the table, listed in
-    `turn_info["dying"]` (shown as `dying: true`); the next step either tries to save it
+    `turn_info.dying` (shown as `dying: true`); the next step either tries to save it
     (regeneration, healing, a card played at it: `life_saving_targets`, passed here as `spare`) or
     lets it die first. The end of a run lets it die too (model/engine.run_state).
     """
@@ -173,10 +173,10 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     if not st.effect_cards and not st.lasting:
         hosts, peek = st.hosts(), st.cards.peek
         unsafe = [cid for cid in st.permanent_ids() if not _safe(peek(cid), hosts)]
-        if not unsafe and not st.turn_info.get("dying"):
+        if not unsafe and not st.turn_info.dying:
             return                             # no permanent can be at 0 Ép / SP: nothing to check
-    damaged = st.turn_info.get("damaged_by_damage", [])
-    was_dying = list(st.turn_info.get("dying") or [])
+    damaged = st.turn_info.damaged_by_damage
+    was_dying = list(st.turn_info.dying or [])
     dying: list[str] = []
     replaced_now: set[str] = set()
     changed = True
@@ -210,8 +210,8 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
                     g.emit("died", card=card.id)
                     move_card(g, card.id, "graveyard",
                               Cause("destroy", damage=card.id in damaged,
-                                    combat=st.turn_info.get("in_strike", False)
-                                    or card.id in st.turn_info.get("struck_dying", ())))
+                                    combat=st.turn_info.in_strike
+                                    or card.id in st.turn_info.struck_dying))
                     changed = True
                     break
             elif card.kind == "building" and card.base_hp is not None and card.wounds >= card.base_hp \
@@ -224,6 +224,6 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
         if cid not in dying and st.on_table(cid):
             g.emit("saved", card=cid)
     if dying:
-        st.turn_info["dying"] = dying
+        st.turn_info.dying = dying
     else:
-        st.turn_info.pop("dying", None)
+        st.turn_info.dying = []

@@ -9,6 +9,7 @@ Clauses covered
 * 114.3: the same for searching and taking back (a `search` or a `move` to the hand as the step).
 * 114.4: the decisions the resource needs are made when it is played: the step names its target
   now (`delay: {at, step}` is refused — an input error — when the step still says "$target").
+* 4.10.7: a resource due in a phase that is skipped is lost with it (`drop`, model/turn.py).
 
 `delay: {at: end_of_turn | end_of_phase | next_preparation, step: {verb: args}}` stores the step in
 the state's `delayed` list; model/turn.py calls `due` at the end of each phase / turn and at the
@@ -41,9 +42,8 @@ def schedule(g: Game, a: dict[str, Any], by: str) -> None:
     g.emit("resource_delayed", effect=item["id"], at=at, player=by)
 
 
-def due(g: Game, moment: str, player: str | None = None) -> None:
-    """Carry out the delayed steps whose moment is now (114.1, 114.2): `end_of_phase`,
-    `end_of_turn`, or `next_preparation` of `player`."""
+def _take(g: Game, moment: str, player: str | None) -> list[dict[str, Any]]:
+    """The delayed resources whose moment is now, taken out of the state's list."""
     st = g.state
     now, keep = [], []
     for item in st.delayed:
@@ -51,10 +51,24 @@ def due(g: Game, moment: str, player: str | None = None) -> None:
         hit = (at == moment == "end_of_phase") or (at == "end_of_turn" and moment in ("end_of_turn",)) \
             or (at == "next_preparation" and moment == "preparation" and item.get("by") == player)
         (now if hit else keep).append(item)
-    if not now:
-        return
-    st.delayed = keep
-    for item in now:
+    if now:
+        st.delayed = keep
+    return now
+
+
+def drop(g: Game, moment: str, player: str | None, clause: str) -> None:
+    """The moment never comes (4.10.7: the phase is skipped): the resources due then are lost,
+    each an `effect_prevented` naming its step's verb and `clause`."""
+    for item in _take(g, moment, player):
+        (verb, _), = item["step"].items()
+        g.emit("effect_prevented", verb=verb, clause=clause, player=item.get("by"), source=item.get("source"))
+
+
+def due(g: Game, moment: str, player: str | None = None) -> None:
+    """Carry out the delayed steps whose moment is now (114.1, 114.2): `end_of_phase`,
+    `end_of_turn`, or `next_preparation` of `player`."""
+    st = g.state
+    for item in _take(g, moment, player):
         (verb, args), = item["step"].items()
         args = dict(args or {})
         if item.get("source"):
@@ -63,4 +77,4 @@ def due(g: Game, moment: str, player: str | None = None) -> None:
         g.apply_effect(g, verb, args, item.get("by", st.active))
 
 
-__all__ = ["due", "schedule"]
+__all__ = ["drop", "due", "schedule"]

@@ -15,6 +15,7 @@ resource functions (model/resources.py). Clauses by verb:
 - resolve_conflict 102 (model/priority.py)
 - damage / heal with `targets` (111.1.2–111.1.3, 111.2.3: one source, the modification for every
   target) or `split` (111.1.4, 111.2.4: modified once, then split)
+- skip_phase 4.10.7 (a phase of the player's next turn does not take place: model/turn.py)
 - add_effect 99.4–99.5 (a timed effect, model/continuous.py); delay 114 (model/delayed.py);
   repeat 106 (the effects of a card carried out again, decisions made again)
 - prevent 137.3, 4.21.2 and modify (rb7:kijatszasi-sorrend): a reaction's effect on the card or
@@ -42,7 +43,7 @@ from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
 from .shapes import COUNTED_MARK
-from .state import PLAYERS, TABLE_ZONES, card_from_def
+from .state import PLAYERS, SKIPPABLE, TABLE_ZONES, card_from_def
 from .zones import Cause, check_leaves, enter_new, move_card, shuffle_deck
 
 Handler = Callable[[Game, dict[str, Any], str], None]
@@ -420,6 +421,17 @@ def do_passivate(g: Game, a: dict[str, Any], by: str) -> None:
     g.emit("passivated", card=cid)
 
 
+def do_skip_phase(g: Game, a: dict[str, Any], by: str) -> None:
+    """4.10.7: the player's next turn passes over the phase (model/turn.py); the turn after this
+    one when the player is active now. The end phase is never skipped (the turn ends in it)."""
+    phase = a.get("phase")
+    if phase not in SKIPPABLE:
+        raise InputProblem(f"phase: one of {', '.join(SKIPPABLE)} (the end of the turn falls in the end phase)")
+    pl = g.player(_player(a, by))
+    if phase not in pl.skip:
+        pl.skip = [*pl.skip, SKIPPABLE[SKIPPABLE.index(phase)]]     # the engine's own string (model/state.py)
+
+
 def do_activate_card(g: Game, a: dict[str, Any], by: str) -> None:
     cid = a["card"]
     card = g.card(cid)
@@ -569,6 +581,7 @@ EFFECTS: dict[str, Handler] = {
     "add_effect": do_add_effect, "delay": do_delay, "repeat": do_repeat,
     "prevent": do_prevent, "modify": do_modify,
     "copy": copies.do_copy, "copy_abilities": copies.do_copy_abilities,
+    "skip_phase": do_skip_phase,
 }
 # effects a replacement may replace at the step (damage: model/damage.py; destroy: settle) and
 # whom the event happens to
@@ -580,7 +593,7 @@ _REPLACE_AT_STEP = {"draw": "player", "discard": "player", "mill": "player", "ga
 # verbs whose `player` argument names the player the effect concerns
 _PLAYER_VERBS = ("draw", "discard", "mill", "sacrifice", "sacrifice_hp", "sacrifice_max_hp",
                  "change_max_hp", "change_max_vp", "gain_vp", "gain_components", "search", "shuffle",
-                 "create")
+                 "create", "skip_phase")
 
 
 def _where(verb: str, args: dict[str, Any], by: str) -> dict[str, Any]:
@@ -641,6 +654,5 @@ def apply_effect(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
     as_far_as_possible(g, verb, lambda: handler(g, args, by), **_where(verb, args, by))
 
 
-Game.apply_effect = staticmethod(apply_effect)
 
 __all__ = ["EFFECTS", "apply_effect", "as_far_as_possible", "draw_cards", "sacrifice_permanent"]

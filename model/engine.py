@@ -6,7 +6,8 @@ case's steps in order and stops at the first refusal (hkk-case/1 `error`).
 The verbs and the modules that carry them out:
 - player actions: start_game, advance, exchange, sacrifice_for_components
   (model/turn.py), play (model/play.py), choose (pending decisions, 4.17.2),
-  attack, strike_back, activate (model/combat.py, model/abilities.py)
+  attack, strike_back, activate (model/combat.py, model/abilities.py), return_szkritter
+  (model/special_actions.py)
 - effects of a source: model/effects.py
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import abilities, bidding, combat, continuous, muscle, numbers, stats, triggers, turn
+from . import abilities, bidding, combat, continuous, muscle, numbers, special_actions, stats, triggers, turn
 from .damage import life_saving_targets, life_saving_step, settle
 from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
@@ -35,6 +36,7 @@ ACTIONS: dict[str, Callable[[Game, dict[str, Any], str], None]] = {
     "play": play,
     **combat.ACTIONS,
     **abilities.ACTIONS,
+    **special_actions.ACTIONS,
     "make_up": triggers.make_up,
     "_muscle_reward": muscle.muscle_decision,
     "_order_triggers": triggers.order_triggers,
@@ -128,7 +130,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
     by = args.get("by", state.active)
     if by not in PLAYERS:
         raise InputProblem(f"by: unknown player {by!r}")
-    g = Game(state.clone(), rules)
+    g = Game(state.clone(), rules, apply_effect)
     g.by = by
     forgotten = args.pop("forgotten", None)
     if state.version >= 2:
@@ -144,7 +146,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
                                f"{g.state.pending['choice']} decision")
         if g.state.result is not None and verb not in ("choose",):
             g.refuse("4.19.1", "the game is over")
-        dying = g.state.turn_info.get("dying")
+        dying = g.state.turn_info.dying
         if dying:
             spare = life_saving_targets(g.state, verb, args) | _until_sub_phase_end(g, verb, args)
             if set(dying) - spare:
@@ -152,7 +154,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         saving = life_saving_step(g.state, verb, args)
         before = _conflicts(g.state, rules)
         had_effects = bool(before) or continuous.any_in_force(g.state)
-        if verb not in ("choose", "pass") and (g.state.queue or g.state.turn_info.get("on_play")):
+        if verb not in ("choose", "pass") and (g.state.queue or g.state.turn_info.on_play):
             bidding.before_step(g, verb, args, by)   # the reaction queue, the on-play window (137)
         _dispatch(g, verb, args, by)
         if g.watch is not None:
@@ -179,12 +181,12 @@ def open_muscle_decision(g: Game) -> None:
     """124.4: the next muscle reward waiting becomes the player's pending decision (`choose` with
     `value: {draw, vp}`); `default` is what an unanswered decision falls back to."""
     st = g.state
-    queue = st.turn_info.get("muscle_queue")
+    queue = st.turn_info.muscle_queue
     if st.pending or not queue:
         return
     item = queue.pop(0)
     if not queue:
-        st.turn_info.pop("muscle_queue", None)
+        st.turn_info.muscle_queue = []
     step = {"card": item["card"], "player": item["player"], "count": item["count"], "cause": item["cause"]}
     st.pending = {"player": item["player"], "choice": "muscle_reward", "count": item["count"],
                   "options": ["draw", "vp"], "step": {"_muscle_reward": step}, "by": item["player"],
@@ -214,24 +216,24 @@ def _until_sub_phase_end(g: Game, verb: str, args: dict[str, Any]) -> set[str]:
     if g.rules.reading("combat-deaths") != "end-of-sub-phase" or st.phase != "combat" \
             or (verb == "advance" and args.get("to") != "combat"):
         return set()
-    return set(st.turn_info.get("struck_dying") or ()) & set(st.turn_info.get("dying") or ())
+    return set(st.turn_info.struck_dying or ()) & set(st.turn_info.dying or ())
 
 
 def _window(g: Game, saving: bool) -> None:
     """136.8: the creatures damaged by this step may be saved right after it; a life-saving step
     keeps the window open for those damaged before it, any other step closes it."""
     st = g.state
-    keep = list(st.turn_info.get("just_damaged") or []) if saving else []
+    keep = list(st.turn_info.just_damaged or []) if saving else []
     for cid in g.hit:
         if cid not in keep:
             keep.append(cid)
     keep = [c for c in keep if st.on_table(c)]
     if keep:
-        st.turn_info["just_damaged"] = keep
+        st.turn_info.just_damaged = keep
     else:
-        st.turn_info.pop("just_damaged", None)
-    if not st.turn_info.get("dying"):
-        st.turn_info.pop("struck_dying", None)
+        st.turn_info.just_damaged = []
+    if not st.turn_info.dying:
+        st.turn_info.struck_dying = []
 
 
 def _conflicts(st: State, rules: Ruleset) -> dict[tuple[str, str], tuple]:
@@ -276,14 +278,14 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
             break
         state = out.state
         events.extend(out.events)
-    if state.turn_info.get("dying") or (state.pending and "default" in state.pending):
+    if state.turn_info.dying or (state.pending and "default" in state.pending):
         # the run ends (a refused step ends it too, leaving the state of the steps before it):
         # no life-saving action came, the dying creatures die; a decision left unanswered that
         # has a default (124.4) takes it
-        g = Game(state.clone(), rules)
+        g = Game(state.clone(), rules, apply_effect)
         if state.version >= 2:
             g.watch = triggers.Watch(g)
-        if state.turn_info.get("dying"):
+        if state.turn_info.dying:
             settle(g)
         open_muscle_decision(g)
         fall_back(g)

@@ -63,6 +63,8 @@ EVENT: dict[str, str] = {
     "muscle_reward": "124.2",
     "penalty": "135.2",
     "compensation": "135.4",
+    "reward": "rb7:jutalom",
+    "phase_skipped": "4.10.7",
     "recycled": "135.8",
     "decision_pending": "4.23.5",
     "replaced": "mk:5.12.B",
@@ -109,7 +111,8 @@ BY_FIELD: dict[str, tuple[str, dict[Any, str], str]] = {
                                     "delay": "127.0.1", "temporary": "127.0.1"}, "117.2"),
     "counter_prevented": ("counter", _COUNTERS, "117.0"),
     "damage_prevented": ("element", {None: "132.12"}, "132.9"),
-    "ability_activated": ("ability", {"regeneration": "136.6", "shadow": "136.9"}, "136.0"),
+    "ability_activated": ("ability", {"regeneration": "136.6", "shadow": "136.9", "exiling": "4.16.4"},
+                          "136.0"),
     "combat_step": ("step", {s: f"rb7:harci-fazis.{s}"
                              for s in ("I", "II", "III", "IV", "V", "VI", "VII")}, "rb7:harci-fazis"),
     "phase_started": ("phase", _PHASES, "4.11.1"),
@@ -165,12 +168,17 @@ def stamp(ev: dict[str, Any]) -> None:
     (absent where no rule named one: an undecided conflict). So what the registry adds is never a
     field a case may name (docs/spec/hkk-vocabulary.md, "The `clause` of an event")."""
     name = ev["event"]
-    fixed = FIXED_CLAUSE.get(name)
-    if fixed is not None and "clause" not in ev:           # the type alone decides: no look-up
-        ev["clauses"] = [fixed]
-        if name in PLAIN:
-            ev["clause"] = fixed
-        return
+    if "clause" not in ev:
+        fixed = FIXED_CLAUSE.get(name)
+        if fixed is None:                                   # a field of the event tells the rule
+            rule = BY_FIELD.get(name)
+            if rule is not None and name not in ALSO:
+                fixed = rule[1].get(ev.get(rule[0]), rule[2])
+        if fixed is not None:                               # one clause, no look-up beyond it
+            ev["clauses"] = [fixed]
+            if name in PLAIN:
+                ev["clause"] = fixed
+            return
     found = clauses_of(ev)
     if not found:
         return

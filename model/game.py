@@ -8,7 +8,7 @@ counter kept in the state), so the same seed and steps give the same game.
 from __future__ import annotations
 
 import random
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from .errors import InputProblem, Refusal
 
@@ -17,9 +17,13 @@ from .state import PLAYERS, Card, Player, State
 
 
 class Game:
-    def __init__(self, state: State, rules: Ruleset):
+    def __init__(self, state: State, rules: Ruleset,
+                 apply_effect: Callable[["Game", str, dict[str, Any], str], None] | None = None):
         self.state = state
         self.rules = rules
+        # the one effect dispatcher (model/effects.py `apply_effect`), handed in by the engine:
+        # rule modules below effects.py carry an effect out through it (`g.apply_effect(g, …)`)
+        self.apply_effect = apply_effect
         self.events: list[dict[str, Any]] = []
         self.hit: list[str] = []   # creatures and buildings damaged during this step (life-saving window)
         self.sources: list[str] = []   # players whose card's effects are resolving (135.2, 135.4)
@@ -33,10 +37,6 @@ class Game:
         # the automatic abilities that watch the events (model/triggers.py `Watch`), or None when no
         # card in play has one; the engine hands it to the game (model/engine.py)
         self.watch: Any = None
-
-    # carries out one effect step; model/effects.py installs it (modules it imports call back
-    # through here, e.g. a replacement's steps inside damage)
-    apply_effect: Any = None
 
     # -- events and refusals ----------------------------------------------
     def emit(self, event: str, **fields: Any) -> None:

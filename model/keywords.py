@@ -40,13 +40,20 @@ reads, is in docs/engine-semantics.md, "Keyword abilities"). Clauses:
     whose source removes the card (or takes it from its owner) is damaged X Ép / loses Y VP; several
     penalties add up; not in combat, not for a sacrifice, not for a counter's effect.
   - 135.4, 135.5 / rb7:karpotlas compensation `{keyword: compensation, hp: X, vp: Y}`: when the
-    opponent's source does it, the card's controller heals X Ép / gains Y VP (rb7:jutalom is the
-    same with the roles turned: not modelled).
+    opponent's source does it, the card's controller heals X Ép / gains Y VP.
+  - rb7:jutalom reward `{keyword: reward, hp: X}`: the penalty with the roles turned — when the
+    opponent's source does it, that opponent heals X Ép (its own controller's source: nothing);
+    not in combat, not by poison or a weakness counter, in the preparation phase too; always a
+    disadvantage.
   - which player's source: the player of the card whose `effects` are resolving (a played card, an
     activated ability); for a death by damage the controller (else owner) of the damage's `source`;
     else the active player (a direct effect step: the mover does not see the step's `by`).
   - 134.4.3–134.4.4 a life counter used against counters that would send the creature to the
     graveyard takes those counters with it, one kind per life counter.
+- disadvantages: rb7:lenyek-szovegei a disadvantage (an entry with `disadvantage: true`, the
+  reward) is never lost: a `lose` in force does not take it (`entries`, the one lookup).
+- rb7:orzo: while a creature with `{keyword: guardian}` is in play (either player's, active or
+  passive), no player is chosen as the target of a damaging instant or sorcery (111.1.0).
 - granted abilities: 128.1 an ability a card receives from another (`{keyword: grant, abilities:
   [...]}` of a card sitting on it, `attached_to`) counts as its own; 119.2 when a freeze counter takes it, the one
   that came into play later wins (102.3, through the ruleset's priority order, model/priority.py).
@@ -61,8 +68,8 @@ reads, is in docs/engine-semantics.md, "Keyword abilities"). Clauses:
   creatures.
 
 This module does not import the zone mover (model/zones.py calls it, so importing it back would
-be a cycle): card moves are made through the effect dispatcher (`effects.apply_effect`) that
-play.py and abilities.py pass in, and the muscle draws through the mover that zones.py passes in.
+be a cycle): card moves are made through the effect dispatcher the engine hands to the game
+(`g.apply_effect`, model/engine.py), and the muscle draws through the mover that zones.py passes in.
 Engine-private bookkeeping (freeze time, expired timed counters, "entered without its counters")
 lives in `stats.marks(card)`, never in a returned state.
 """
@@ -70,18 +77,18 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import continuous, numbers, overrides, priority, resources, stats
+from . import continuous, numbers, overrides, priority, resources, spells, stats
 from .errors import InputProblem
 from .game import Game
 from .shapes import COUNTED_MARK
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
 
-ApplyEffect = Callable[[Game, str, dict, str], None]
 
 from .immunity import IMMUNITY_TO, SPELL_KINDS, immune_clause  # noqa: E402,F401 (132.x, rb7:varazslatok)
 TIMED = ("delay", "temporary")
 ON_PLAY = ("life", "muscle", "blocking", "anti_blocking", "seduction", "recycling")
 AFTER_PLAY = {"anti_magic": "134.10", "anti_neutralization": "134.15"}
+DISADVANTAGES = ("reward",)                               # rb7:jutalom: "a Jutalom mindig hátrány"
 # counters whose effect can send a creature to the graveyard through its Ép (134.4.3)
 STAT_KILLERS = ("aging", "weakness")
 
@@ -141,8 +148,8 @@ def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
     tied = False
     if continuous.any_in_force(g.state) and continuous.reaching(g.state, card.id, "lose", stats.frozen, keyword):
         verdict = _grant_against_loss(g, card, keyword)
-        if verdict is False:
-            return []
+        if verdict is False:                # rb7:lenyek-szovegei: a disadvantage is never lost
+            return [a for a in stats.ability_entries(card, keyword) if is_disadvantage(a)]
         tied = verdict is None     # tied by the order: neither holds — the card keeps its own
     out = list(stats.ability_entries(card, keyword))
     for ab, giver in granted(g.state, card):
@@ -158,6 +165,12 @@ def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
 
 def has(g: Game, card: Card, keyword: str) -> bool:
     return bool(entries(g, card, keyword))
+
+
+def is_disadvantage(ab: dict[str, Any]) -> bool:
+    """A disadvantage (hátrány): an entry marked `disadvantage: true`, or a keyword that always is
+    one (rb7:jutalom: the reward)."""
+    return ab.get("disadvantage") is True or ab.get("keyword") in DISADVANTAGES
 
 
 def poison_immune(g: Game, card: Card) -> bool:
@@ -236,7 +249,13 @@ def unaffected(g: Game, source: Card, verb: str, args: dict[str, Any]) -> bool:
 
 def check_targets(g: Game, targets: list[str], card: Card | None = None) -> None:
     """132.11: an untargetable card cannot be chosen as a target; 132.4–132.6, 132.8: an enchantment
-    is not put on a card immune to it."""
+    is not put on a card immune to it; rb7:orzo: while a guardian creature is in play, no player is
+    the target of a damaging instant or sorcery."""
+    if card is not None and any(t in PLAYERS for t in targets) and "damaging" in (spells.characteristics(card) or ()):
+        guard = next((c.id for c in g.state.creatures_on_table() if has(g, c, "guardian")), None)
+        if guard is not None:
+            g.refuse("rb7:orzo", f"{guard} is a guardian in play: no player can be the target of a damaging "
+                                 f"{card.kind}")
     for t in targets:
         if t in PLAYERS or t not in g.state.cards:
             continue
@@ -288,18 +307,17 @@ def _place(g: Game, card: Card, counter: str, n: int, clause: str) -> None:
 
 
 def on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list[str],
-            pay: dict[str, Any], effects: Callable[[], None], apply_effect: ApplyEffect) -> None:
+            pay: dict[str, Any], effects: Callable[[], None]) -> None:
     """Everything a successful play brings, after the card entered play (or while a spell resolves)."""
     begin_source(g, player)                                          # the player's source (135.2)
     try:
-        _on_play(g, card, player, from_hand=from_hand, targets=targets, pay=pay, effects=effects,
-                 apply_effect=apply_effect)
+        _on_play(g, card, player, from_hand=from_hand, targets=targets, pay=pay, effects=effects)
     finally:
         end_source(g)
 
 
 def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list[str],
-             pay: dict[str, Any], effects: Callable[[], None], apply_effect: ApplyEffect) -> None:
+             pay: dict[str, Any], effects: Callable[[], None]) -> None:
     st = g.state
     muscle_ids = _ids(pay, "muscle")
     recycle_ids = _ids(pay, "recycle")
@@ -324,26 +342,25 @@ def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list
             else:
                 _place(g, card, "life", _x(ab, default=1), "134.4")
         elif kw == "muscle" and muscle_ids is not None and st.on_table(card.id):
-            _muscle_on_play(g, card, player, _x(ab), muscle_ids, apply_effect)
+            _muscle_on_play(g, card, player, _x(ab), muscle_ids)
             muscle_ids = None
         elif kw == "blocking" and from_hand:
             resources.change_max(g, other(player), "vp", -_x(ab))      # 134.6, never below 0
         elif kw == "anti_blocking" and from_hand:
             resources.change_max(g, player, "vp", _x(ab))              # 134.9
         elif kw == "seduction" and st.on_table(card.id):
-            _seduce(g, card, player, _x(ab), targets, apply_effect)
+            _seduce(g, card, player, _x(ab), targets)
         elif kw == "recycling" and recycle_ids is not None:
-            _recycle(g, card, player, _x(ab), recycle_ids, apply_effect)
+            _recycle(g, card, player, _x(ab), recycle_ids)
             recycle_ids = None
     effects()
     for ab in list(card.abilities):
         kw = ab.get("keyword")
         if kw in AFTER_PLAY and ab in stats.ability_entries(card, kw):
-            _anti(g, card.id, player, _x(ab), kw, apply_effect)
+            _anti(g, card.id, player, _x(ab), kw)
 
 
-def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str],
-                    apply_effect: ApplyEffect) -> None:
+def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """134.5: at most X cards of the hand into the Void; that many muscle counters."""
     hand = g.state.players[player].zones["hand"]
     if len(set(ids)) != len(ids):
@@ -355,13 +372,12 @@ def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str],
             g.refuse("134.5", f"{cid} is not in {player}'s hand: muscle discards from the hand")
     if not ids:
         return
-    apply_effect(g, "discard", {"player": player, "cards": ids, "to": "void", "source": card.id}, player)
-    apply_effect(g, "put_counter", {"card": card.id, "counter": "muscle", "count": len(ids),
+    g.apply_effect(g, "discard", {"player": player, "cards": ids, "to": "void", "source": card.id}, player)
+    g.apply_effect(g, "put_counter", {"card": card.id, "counter": "muscle", "count": len(ids),
                                     "source": card.id}, player)
 
 
-def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
-            apply_effect: ApplyEffect) -> None:
+def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str]) -> None:
     """134.14: steal a target creature of summoning cost ≤ X, or else a strength counter."""
     st = g.state
     for t in targets:
@@ -377,13 +393,13 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str],
                                f"of summoning cost at most {x}")
         if unaffected(g, card, "steal", {"card": t}):
             return                             # 132.2, 132.5: targeted, but the source has no effect on it
-        apply_effect(g, "steal", {"card": t, "to": player, "source": card.id}, player)
+        g.apply_effect(g, "steal", {"card": t, "to": player, "source": card.id}, player)
     else:
-        apply_effect(g, "put_counter", {"card": card.id, "counter": "strength", "count": 1,
+        g.apply_effect(g, "put_counter", {"card": card.id, "counter": "strength", "count": 1,
                                         "source": card.id}, player)
 
 
-def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str], apply_effect: ApplyEffect) -> None:
+def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """135.8: at most X cards of one graveyard shuffled into their owners' decks; heal 1 Ép each."""
     st = g.state
     if len(set(ids)) != len(ids):
@@ -401,12 +417,12 @@ def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str], apply_eff
         g.refuse("135.8", "recycling takes its cards from one graveyard")
     back = 0
     for cid in ids:
-        apply_effect(g, "move", {"card": cid, "to": "deck_shuffle", "source": card.id}, player)
+        g.apply_effect(g, "move", {"card": cid, "to": "deck_shuffle", "source": card.id}, player)
         if st.zone_of(cid) == "deck" or (st.zone_of(cid) == "void" and st.cards[cid].premade):
             back += 1                                 # 4.15.1: a premade card there counts as shuffled
     g.emit("recycled", card=card.id, player=player, count=back)
-    if back:
-        resources.heal_player(g, player, back)
+    if back:                                      # a heal like any: 99.1 may stop it (the dispatcher)
+        g.apply_effect(g, "heal", {"target": player, "amount": back, "source": card.id}, player)
 
 
 def _eligible(st: State, player: str, kind: str) -> list[str]:
@@ -416,17 +432,17 @@ def _eligible(st: State, player: str, kind: str) -> list[str]:
     return [c for c in hand if any(a.get("keyword") == "neutralization" for a in st.cards[c].abilities)]
 
 
-def _anti(g: Game, source: str, player: str, x: int, kind: str, apply_effect: ApplyEffect) -> None:
+def _anti(g: Game, source: str, player: str, x: int, kind: str) -> None:
     """134.10–134.13: every player discards X; the playing player into the Void, the others into
     their graveyards; the order: the playing player first (134.13, project default)."""
     if x == 0:                                                       # 134.12
         return
     queue = [{"player": p, "to": "void" if p == player else "graveyard"} for p in (player, other(player))]
-    _anti_queue(g, source, x, kind, queue, g.state.pending, apply_effect)
+    _anti_queue(g, source, x, kind, queue, g.state.pending)
 
 
 def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, Any]],
-                resume: dict | None, apply_effect: ApplyEffect) -> None:
+                resume: dict | None) -> None:
     st = g.state
     clause = AFTER_PLAY[kind]
     while queue:
@@ -439,7 +455,7 @@ def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, A
             _ask(g, p, kind, x, cards, clause, "_anti_discard", args, source, resume=resume)
             return
         if cards:
-            apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source,
+            g.apply_effect(g, "discard", {"player": p, "cards": cards, "to": to, "source": source,
                                         COUNTED_MARK: True}, p)     # X is the keyword's, not a spell's count
         if len(cards) < x:                                            # 134.11
             g.emit("hand_revealed", player=p, cards=list(st.players[p].zones["hand"]), clause="134.11")
@@ -447,7 +463,7 @@ def _anti_queue(g: Game, source: str, x: int, kind: str, queue: list[dict[str, A
         st.pending = resume
 
 
-def anti_discard(g: Game, a: dict[str, Any], by: str, apply_effect: ApplyEffect) -> None:
+def anti_discard(g: Game, a: dict[str, Any], by: str) -> None:
     """The answer to an anti-magic / anti-neutralization decision: `choose: {player, cards}`."""
     p, x, kind = a["player"], a["count"], a["kind"]
     chosen = a.get("cards")
@@ -456,9 +472,9 @@ def anti_discard(g: Game, a: dict[str, Any], by: str, apply_effect: ApplyEffect)
     hand_ok = set(_eligible(g.state, p, kind))
     if len(chosen) != x or not set(chosen) <= hand_ok:
         g.refuse(AFTER_PLAY[kind], f"{p} discards exactly {x} of {sorted(hand_ok)}, not {chosen}")
-    apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"],
+    g.apply_effect(g, "discard", {"player": p, "cards": chosen, "to": a["to"], "source": a["source"],
                                 COUNTED_MARK: True}, p)
-    _anti_queue(g, a["source"], x, kind, list(a.get("queue") or []), a.get("resume"), apply_effect)
+    _anti_queue(g, a["source"], x, kind, list(a.get("queue") or []), a.get("resume"))
 
 
 # ---------------------------------------------------------------------------
@@ -494,8 +510,8 @@ def _responsible(g: Game, card: Card, cause: Any) -> str | None:
     if g.sources:
         return g.sources[-1]
     st = g.state
-    if cause.kind == "destroy" and card.id in st.turn_info.get("damaged_by", {}):
-        return st.turn_info["damaged_by"][card.id]    # who damaged it (it may die a step later, 136.8)
+    if cause.kind == "destroy" and card.id in st.turn_info.damaged_by:
+        return st.turn_info.damaged_by[card.id]    # who damaged it (it may die a step later, 136.8)
     if cause.kind == "destroy":
         for e in reversed(g.events):
             if e.get("event") == "damaged" and e.get("target") == card.id and e.get("source") in st.cards:
@@ -522,10 +538,12 @@ def before_move(g: Game, card: Card, src_player: str, target: str, zone: str, wa
         else card.counter("muscle")                                    # 124.2, 124.6
     pen = entries(g, card, "penalty")
     comp = entries(g, card, "compensation")
-    if pen or comp:
+    rew = entries(g, card, "reward")
+    if pen or comp or rew:
         rec["responsible"] = _responsible(g, card, cause)
         rec["penalty"] = (sum(_x(a, "hp") for a in pen), sum(_x(a, "vp") for a in pen))        # 135.3
         rec["compensation"] = (sum(_x(a, "hp") for a in comp), sum(_x(a, "vp") for a in comp))
+        rec["reward"] = sum(_x(a, "hp") for a in rew)                                          # rb7:jutalom
     return rec
 
 
@@ -542,7 +560,7 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
     if rec["muscle"]:
         # 124.4: the player decides for all counters at once — a pending decision opened when the
         # step is done (model/engine.py `open_muscle_decision`); unanswered, the default applies
-        g.state.turn_info.setdefault("muscle_queue", []).append(
+        g.state.turn_info.muscle_queue.append(
             {"card": card.id, "player": controller, "count": rec["muscle"], "cause": "draw"})
     who = rec.get("responsible")
     if who is None:
@@ -554,23 +572,30 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
     c_hp, c_vp = rec["compensation"]
     if (c_hp or c_vp) and who != controller:                         # 135.4, 135.5
         _later(g, lambda: _benefit(g, cid, controller, c_hp, c_vp))
+    r_hp = rec["reward"]
+    if r_hp and who != controller:                                   # rb7:jutalom: the opponent heals
+        _later(g, lambda: _reward(g, cid, who, r_hp))
 
 
 def _suffer(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
     g.emit("penalty", card=cid, player=who, hp=hp, vp=vp)
-    if hp:
-        g.state.players[who].hp -= hp                                  # damage to a player (4.25.0)
-        g.emit("damaged", target=who, amount=hp, source=cid)
+    if hp:                                   # damage to a player (4.25.0), as any damage is dealt
+        g.apply_effect(g, "damage", {"target": who, "amount": hp, "source": cid}, who)
     if vp:
         resources.gain_vp(g, who, -vp)
 
 
 def _benefit(g: Game, cid: str, who: str, hp: int, vp: int) -> None:
     g.emit("compensation", card=cid, player=who, hp=hp, vp=vp)
-    if hp:
-        resources.heal_player(g, who, hp)
+    if hp:                                   # a heal like any: 99.1 may stop it (the dispatcher)
+        g.apply_effect(g, "heal", {"target": who, "amount": hp, "source": cid}, who)
     if vp:
         resources.gain_vp(g, who, vp)
+
+
+def _reward(g: Game, cid: str, who: str, hp: int) -> None:
+    g.emit("reward", card=cid, player=who, hp=hp)
+    g.apply_effect(g, "heal", {"target": who, "amount": hp, "source": cid}, who)
 
 
 def _later(g: Game, fn: Callable[[], None]) -> None:

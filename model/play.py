@@ -26,7 +26,8 @@ Clauses:
   sorceries resolve and go to the graveyard), 5.3.1 (creatures to the
   reserve), 131.5–131.6 (flying creatures and buildings enter active; others
   passive), 131.8 (resurrection: from the graveyard in the own main phase),
-  4.7.6 (how a card leaves the graveyard), rb7:celpont (a card needing a
+  4.7.6 (how a card leaves the graveyard), play conditions (model/conditions.py: rb7:ketszinu-lapok,
+  rb7:hegymelyi, rb7:szingularitas, rb7:lenyek-szovegei), rb7:celpont (a card needing a
   target cannot be played without one), rb7:testreszek (body parts only on
   galetkik), rb7:helyszin (one location in play), rb7:vizio (one vision card
   of a name per turn), 134.0–134.15, 135.8, 127.0.0 (on-play keyword
@@ -66,7 +67,7 @@ VISION = "vizio"
 
 
 # ---------------------------------------------------------------------------
-# acting in a phase (4.11.6–4.11.8): the bookkeeping lives in turn_info["acting"]
+# acting in a phase (4.11.6–4.11.8): the bookkeeping lives in turn_info.acting
 # ---------------------------------------------------------------------------
 
 def begin_action(g: Game, player: str, *, life_saving: bool = False) -> None:
@@ -218,16 +219,16 @@ def _limits(g: Game, player: str, card) -> None:
     st = g.state
     if card.has_subtype(VISION):
         name = card.name or card.id
-        seen = st.turn_info.setdefault("visions_played", {}).setdefault(player, [])
+        seen = st.turn_info.visions_played.setdefault(player, [])
         if name in seen:
             g.refuse("rb7:vizio", f"{player} has already played a vision card named {name!r} this turn")
         seen.append(name)
     if stats.cost(st, card, g.rules).get("nekron", 0) > 0 and st.players[st.active].turn <= 3:
-        n = st.turn_info.setdefault("nekron_played", {}).get(player, 0)
+        n = st.turn_info.nekron_played.get(player, 0)
         if n >= 1:
             g.refuse("rb7:semmizos-idezesi-koltseg-nekron",
                      "in the first 3 turns only one nekron card may be played per turn")
-        st.turn_info["nekron_played"][player] = n + 1
+        st.turn_info.nekron_played[player] = n + 1
 
 
 def play(g: Game, a: dict[str, Any], by: str) -> None:
@@ -275,7 +276,7 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
     check_timing(g, player, card.kind)
     targets = list(a.get("targets") or [])
     reacting = bool(st.queue) and queue.is_reaction_card(card)
-    saving = any(t in (st.turn_info.get("dying") or ()) for t in targets)
+    saving = any(t in (st.turn_info.dying or ()) for t in targets)
     begin_action(g, player, life_saving=saving or reacting)                # 4.11.6; 4.23.3 exceptions
     entry: dict[str, Any] = {"kind": "card", "player": player, "card": cid, "from": frm,
                              "targets": targets, "pay": dict(a.get("pay") or {}),
@@ -289,11 +290,12 @@ def announce(g: Game, a: dict[str, Any], by: str) -> dict[str, Any]:
         entry["queued"] = True
     _check_targets(g, card, targets)
     _limits(g, player, card)
-    conditions.check(g, player, card)                                     # rb7:ketszinu-lapok
+    conditions.check(g, player, card, entry["from_hand"])   # rb7:ketszinu-lapok, rb7:hegymelyi, rb7:szingularitas
     extras = _extras(g, player, cid, a.get("with"))
     pay = dict(a.get("pay") or {})
     pay_cost(g, player, stats.cost(g.state, card, g.rules), pay)        # 99.7: the cost as it is now
     conditions.fulfil(g, player, card, pay)                              # mk:5.01.C, mk:5.12.B
+    conditions.note_played(g, player, entry["from_hand"])                # rb7:szingularitas
     g.emit("played", player=player, card=cid, **{"from": frm}, characteristics=spells.characteristics(card))
     if extras:
         entry["with"] = [{"card": x} for x in extras]
@@ -348,6 +350,7 @@ def come_into_being(g: Game, entry: dict[str, Any]) -> None:
     card = st.cards[cid]
     spot = tuple(entry["spot"]) if entry.get("spot") else None
     modify = entry.get("modify", 0)
+    conditions.note_in_play(g, player, card)                              # rb7:szingularitas
     effects = lambda: resolve_effects(g, card, player, targets, modify=modify)    # noqa: E731
     if card.kind in PERMANENT_KINDS:
         dest = "reserve" if card.is_creature else "table"
@@ -368,7 +371,7 @@ def come_into_being(g: Game, entry: dict[str, Any]) -> None:
         _bring_extras(g, entry)
         # hook (keywords): on-play abilities (134: life, muscle, blocking, …; 135.8; 127.0.0), then effects
         keywords.on_play(g, card, player, from_hand=entry["from_hand"], targets=targets,
-                         pay=entry["pay"], effects=effects, apply_effect=apply_effect)
+                         pay=entry["pay"], effects=effects)
         open_on_play_window(g, card, player)                               # 137
     else:
         # 4.21.1: while it resolves the card is in no zone
@@ -379,7 +382,7 @@ def come_into_being(g: Game, entry: dict[str, Any]) -> None:
         _bring_extras(g, entry)
         # hook (keywords): a spell's keyword abilities (134.6.1 blocking, 134.10 anti-magic …) with its effects
         keywords.on_play(g, card, player, from_hand=entry["from_hand"], targets=targets,
-                         pay=entry["pay"], effects=effects, apply_effect=apply_effect)
+                         pay=entry["pay"], effects=effects)
         if st.locate(cid) is None and cid not in st.removed:
             put_back(g, cid, spot)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
@@ -394,14 +397,14 @@ def _bring_extras(g: Game, entry: dict[str, Any]) -> None:
         card = g.state.cards[x]
         move_card(g, x, "reserve" if card.is_creature else "table", Cause("play"), to_player=entry["player"])
         keywords.on_play(g, card, entry["player"], from_hand=False, targets=[], pay={},
-                         effects=lambda: None, apply_effect=apply_effect)
+                         effects=lambda: None)
 
 
 def open_on_play_window(g: Game, card, player: str) -> None:
     """137: a card whose abilities include one used at its play (`on_play: true`): until its player
     uses it or does anything else, only reactions may come (model/bidding.py)."""
     if any(ab.get("on_play") for ab in card.abilities) and g.state.on_table(card.id):
-        g.state.turn_info["on_play"] = {"card": card.id, "player": player}
+        g.state.turn_info.on_play = {"card": card.id, "player": player}
 
 
 def _substitute(value: Any, targets: list[str]) -> Any:

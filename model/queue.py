@@ -99,18 +99,18 @@ def queued_cards(st: State) -> set[str]:
 
 
 def passed(st: State) -> list[str]:
-    return st.turn_info.setdefault("queue_passed", [])
+    return st.turn_info.queue_passed
 
 
 def push(g: Game, entry: dict[str, Any]) -> dict[str, Any]:
     """4.21.1: put a card being played or an ability being used on the queue; it waits for answers.
     Every pass made so far is void: the players answer the new top."""
     st = g.state
-    n = st.turn_info.get("queue_seq", 0) + 1
-    st.turn_info["queue_seq"] = n
+    n = st.turn_info.queue_seq + 1
+    st.turn_info.queue_seq = n
     entry["id"] = f"q{n}"
     st.queue.append(entry)
-    st.turn_info["queue_passed"] = []
+    st.turn_info.queue_passed = []
     g.emit("queued", entry=entry["id"], card=entry["card"], player=entry["player"],
            ability=entry.get("keyword"), answers=entry.get("answers"), clause="4.21.1")
     return entry
@@ -160,7 +160,7 @@ def answered(g: Game, answers: Any) -> dict[str, Any]:
 def _not_on_queue(g: Game, cid: str) -> None:
     """Why nothing of the card `cid` can be answered: the most specific rule."""
     st = g.state
-    rec = st.turn_info.get("combat") or {}
+    rec = st.turn_info.combat or {}
     if cid in (rec.get("direct_damage") or {}):           # every use, declared in IV or not
         g.refuse("129.7", f"{cid} used a combat ability: its use is no effect, nothing to react to")
     card = st.cards.peek(cid)
@@ -207,8 +207,8 @@ def resolve_all(g: Game, resolvers: dict[str, Resolver]) -> None:
     what it answers). A prevented entry is prevented (4.21.2, 136.5). A decision opened while an
     entry resolves stops the rest until it is answered (4.23.5: model/engine.py resumes it)."""
     st = g.state
-    st.turn_info.pop("queue_passed", None)
-    st.turn_info["queue_resolving"] = True
+    st.turn_info.queue_passed = []
+    st.turn_info.queue_resolving = True
     while st.queue:
         if st.pending is not None:
             return
@@ -221,8 +221,8 @@ def resolve_all(g: Game, resolvers: dict[str, Resolver]) -> None:
             resolvers[entry["kind"]](g, entry)
         if g.watch is not None:                # what this entry's announcement and resolution set
             g.watch.entry_done(entry)          # off comes before the next (133.0, 133.2)
-    st.turn_info.pop("queue_resolving", None)
-    st.turn_info.pop("queue_seq", None)
+    st.turn_info.queue_resolving = False
+    st.turn_info.queue_seq = 0
 
 
 def prevent_now(g: Game, entry: dict[str, Any]) -> None:

@@ -112,7 +112,7 @@ def life_counter(g: Game, event: str, subject: str, args: dict[str, Any]) -> Can
         return None
     card = st.cards.peek(subject)
     cause = LIFE_EVENTS[event](args)
-    if event == "destroy" and st.turn_info.get("in_strike"):
+    if event == "destroy" and st.turn_info.in_strike:
         cause = Cause("destroy", damage=True, combat=True)             # 134.4.7
     if not (card.is_creature and card.counter("life") > 0 and counter_works(card, "life")
             and life_counter_applies(cause) and g.disadvantage_of != subject):
@@ -154,7 +154,7 @@ def would_happen(g: Game, attempt: Callable[[Game], Any]) -> bool:
     """mk:5.12.D: does the original effect happen? Tried on a copy; stopped by a rule, or
     changing nothing that an event shows, it does not."""
     from .errors import Refusal
-    trial = Game(g.state.clone(), g.rules)
+    trial = Game(g.state.clone(), g.rules, g.apply_effect)
     trial.sources = list(g.sources)
     trial.replacing = True
     try:

@@ -42,8 +42,11 @@ def cap_player(g: Game, name: str) -> None:
         pl.vp = top
 
 
-def heal_player(g: Game, name: str, amount: int) -> None:
-    """4.26: healing raises current Ép, never above the maximum (3.18)."""
+def raise_player_hp(g: Game, name: str, amount: int) -> None:
+    """The bare change of a heal of a player: current Ép up to the maximum (3.18), the event
+    `healed`. No rule that may stop or change a heal applies here (99.1 prohibitions, replacements,
+    modifiers): rule code heals through `damage.heal` or the effect dispatcher, the one caller
+    (tests/test_architecture.py checks it)."""
     pl = g.player(name)
     if amount <= 0:
         return

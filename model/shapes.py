@@ -188,13 +188,16 @@ def check_replacer(e: Any, where: str) -> None:
 
 
 CONDITION_STEPS = ("discard", "mill", "sacrifice_hp")
+# `{controls: {...}}`: what a card its player controls in play must be (rb7:hegymelyi)
+CONTROLS_FIELDS = ("kind", "subtype", "icon")
 
 
 def check_condition(value: Any, where: str) -> list[dict[str, Any]]:
     """A card's play conditions (kijátszási feltétel, mk:5.01.C, model/conditions.py): each either
     `{colors: [...]}` (a card of one of these colours shown from the hand or controlled in play,
-    rb7:ketszinu-lapok) or one step fulfilled by the card's player (mk:5.12.B: a replaced one counts
-    as fulfilled)."""
+    rb7:ketszinu-lapok), `{controls: {kind, subtype, icon}}` (a card so described under the
+    player's control in play, rb7:hegymelyi) or one step fulfilled by the card's player
+    (mk:5.12.B: a replaced one counts as fulfilled)."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -202,11 +205,16 @@ def check_condition(value: Any, where: str) -> list[dict[str, Any]]:
     for i, c in enumerate(value):
         w = f"{where}/{i}"
         if not isinstance(c, dict) or len(c) != 1:
-            raise InputProblem(f"{w}: a condition is {{colors: [...]}} or one step")
+            raise InputProblem(f"{w}: a condition is {{colors: [...]}}, {{controls: {{...}}}} or one step")
         (k, v), = c.items()
         if k == "colors":
             if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
                 raise InputProblem(f"{w}/colors: a non-empty list of colours")
+        elif k == "controls":
+            if not isinstance(v, dict) or not v or set(v) - set(CONTROLS_FIELDS) \
+                    or not all(isinstance(x, str) and x for x in v.values()):
+                raise InputProblem(f"{w}/controls: a mapping of {', '.join(CONTROLS_FIELDS)} (names), "
+                                   "at least one")
         elif k not in CONDITION_STEPS or not isinstance(v, dict):
             raise InputProblem(f"{w}: a condition step is one of {', '.join(CONDITION_STEPS)} with its arguments")
     return [dict(c) for c in value]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Iterator
 
 from .errors import InputProblem
+from .turn_info import TurnInfo
 from .forms import FORM_FIELDS, check_modes
 from .ruleset import Ruleset
 from .shapes import (check_condition, check_delayed, check_entry, check_lasting, check_replacer,
@@ -34,7 +35,7 @@ _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "dama
                 "components_yield", "active", "counters", "wounds", "premade", "standalone_token",
                 "abilities", "attached_to", "bonus", "effects", "needs_target", "id",
                 "continuous", "replace", "just_damaged", "reaction", "colors", "condition",
-                "play_as", "modes", "original",
+                "play_as", "modes", "original", "icons",
                 # returned-only fields, accepted back so a returned state can be a `given`
                 "zone", "player", "max_hp", "base_damage", "base_hp", "base_cost", "dying", "attacking"}
 
@@ -94,6 +95,7 @@ class Card:
     replace: list[dict[str, Any]] = field(default_factory=list)      # model/replacement.py
     needs_target: bool = False
     colors: list[str] = field(default_factory=list)     # rb7:ketszinu-lapok: a card of two colours is both
+    icons: list[str] = field(default_factory=list)      # the card's icons (rb7:hegymelyi), not subtypes
     condition: list[dict[str, Any]] = field(default_factory=list)   # play conditions (model/conditions.py)
     # rb7:ketfelekeppen-hasznalhato-lapok: kind -> the fields of the other forms the card may be
     # played as (FORM_FIELDS, as Card attributes); 111.7: the modes of a modal card, one chosen at
@@ -115,6 +117,7 @@ class Card:
         c.__dict__.update(self.__dict__)
         c.subtypes = list(self.subtypes)
         c.colors = list(self.colors)
+        c.icons = list(self.icons)
         c.cost = dict(self.cost)
         c.counters = dict(self.counters)
         c.bonus = dict(self.bonus)
@@ -217,6 +220,9 @@ class Player:
     components: int = 0
     turn: int = 1
     zones: dict[str, list[str]] = field(default_factory=lambda: {z: [] for z in ZONES})
+    # 4.10.7: the phases of the player's next turn that do not take place (model/turn.py); a new
+    # list is assigned on every change, never changed in place (a clone shares it)
+    skip: list[str] = field(default_factory=list)
 
     # the zones whose lists this object owns, or None: all of them (a player never cloned). Not a
     # field of the dataclass: `State.clone` shares the zone lists between the state and its clone
@@ -250,7 +256,7 @@ class State:
     pending: dict[str, Any] | None = None
     lasting: list[dict[str, Any]] = field(default_factory=list)   # timed effects (99.4, model/continuous.py)
     delayed: list[dict[str, Any]] = field(default_factory=list)   # delayed resources (114, model/delayed.py)
-    turn_info: dict[str, Any] = field(default_factory=dict)  # per-turn bookkeeping (combat, limits)
+    turn_info: TurnInfo = field(default_factory=TurnInfo)  # per-turn bookkeeping (model/turn_info.py)
     # the reaction queue (4.21.1, model/queue.py): the cards being played and the abilities being
     # used that wait for answers, bottom first; each entry a mapping (id, kind, player, card …)
     queue: list[dict[str, Any]] = field(default_factory=list)
@@ -293,7 +299,7 @@ class State:
         st.removed = list(self.removed)
         st.result = jcopy(self.result) if self.result else None
         st.pending = jcopy(self.pending) if self.pending else None
-        st.turn_info = jcopy(self.turn_info) if self.turn_info else {}
+        st.turn_info = self.turn_info.copy()
         st.lasting = [dict(x) for x in self.lasting]
         st.delayed = [dict(x) for x in self.delayed]
         st.queue = jcopy(self.queue) if self.queue else []
@@ -393,6 +399,30 @@ def _names(value: Any, where: str, field: str) -> list[str]:
     return list(value)
 
 
+ICONS = ("hegymelyi",)                      # rb7:hegymelyi (model/conditions.py)
+# 4.10.7: the phases an effect may make a player's next turn pass over (the end phase is not one:
+# the end of the turn, 3.14–3.15, falls in it)
+SKIPPABLE = PHASES[:-1]
+
+
+def _icons(value: Any, where: str) -> list[str]:
+    icons = _names(value, where, "/icons")
+    for name in icons:
+        if name not in ICONS:
+            raise InputProblem(f"{where}/icons: unknown icon {name!r} (known: {', '.join(ICONS)})")
+    return icons
+
+
+def _skips(value: Any, where: str) -> list[str]:
+    """A player's `skip_phases`: phases of their next turn that do not take place (4.10.7)."""
+    skips = _names(value, where, "")
+    for phase in skips:
+        if phase not in SKIPPABLE:
+            raise InputProblem(f"{where}: {phase!r} is not a phase a turn may pass over "
+                               f"(one of {', '.join(SKIPPABLE)})")
+    return [SKIPPABLE[SKIPPABLE.index(p)] for p in dict.fromkeys(skips)]   # the module's own strings, once each
+
+
 def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
     """A mapping of integers (cost, counters, bonus) with its keys as strings."""
     return {str(k): _int(v, where, field, k) for k, v in (value or {}).items()}
@@ -400,8 +430,37 @@ def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
 
 def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -> State:
     """Build the base state from a case's `given` (every field defaulted per hkk-case/1); the
-    case format's `version` (hkk-case/N) decides how later steps are read."""
+    case format's `version` (hkk-case/N) decides how later steps are read.
+
+    The stages, each a function of its own: the turn (`_given_turn`); the players and their zones
+    (`_given_players`); the cards (`_given_cards`); the cards out of the game (`_given_removed`);
+    the order the permanents were played in (`_stamp_play_order`); the timed effects, delayed
+    resources, the combat sub-phase, the life-saving window and a pending decision
+    (`_given_bookkeeping`)."""
     given = jcopy(given or {})
+    active, phase, combat_step = _given_turn(given)
+    defs = given.get("cards") or {}
+    players, listed = _given_players(given, defs, rules)
+    cards = _given_cards(defs, listed)
+    removed = _given_removed(given, cards, listed)
+    if given.get("queue"):
+        raise InputProblem("/queue: a case starts with an empty reaction queue; cards and abilities "
+                           "go on it with the steps (`play` / `activate` with `wait: true`)")
+    state = State(active=active, phase=phase, players=players, cards=Cards(cards), removed=removed,
+                  seed=_int(given.get("seed", 0), "/seed"), where=listed,
+                  effect_cards=frozenset(c.id for c in cards.values() if carries_effects(c)),
+                  trigger_cards=frozenset(c.id for c in cards.values() if has_triggers(c)),
+                  version=version)
+    for c in cards.values():
+        if c.attached_to and c.attached_to not in cards:
+            raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
+    _stamp_play_order(state)
+    _given_bookkeeping(state, given, defs, phase, combat_step)
+    return state
+
+
+def _given_turn(given: dict[str, Any]) -> tuple[str, str, Any]:
+    """(active player, phase, combat sub-phase) of `given.turn` (defaults: A, main1)."""
     turn = given.get("turn") or {}
     active = turn.get("active", "A")
     phase = turn.get("phase", "main1")
@@ -411,7 +470,13 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
     if phase not in PHASES:
         raise InputProblem(f"/turn/phase: unknown phase {phase!r}")
     phase = PHASES[PHASES.index(phase)]          # the module's own string for it (like model/zones.py)
-    defs = given.get("cards") or {}
+    return active, phase, combat_step
+
+
+def _given_players(given: dict[str, Any], defs: dict[str, Any], rules: Ruleset
+                   ) -> tuple[dict[str, Player], dict[str, tuple[str, str]]]:
+    """The players (3.12 defaults from the ruleset) and the zone each card lies in: a card is
+    defined once and listed once."""
     players: dict[str, Player] = {}
     listed: dict[str, tuple[str, str]] = {}
     for pname in PLAYERS:
@@ -425,6 +490,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), at, "/max_vp"),
             components=_int(pd.get("components", 0), at, "/components"),
             turn=_int(pd.get("turn", 1), at, "/turn"),
+            skip=_skips(pd.get("skip_phases"), f"{at}/skip_phases"),
         )
         for zone in ZONES:
             ids = list(pd.get(zone) or [])
@@ -437,6 +503,12 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
                 listed[cid] = (pname, zone)
             pl.zones[zone] = ids
         players[pname] = pl
+    return players, listed
+
+
+def _given_cards(defs: dict[str, Any], listed: dict[str, tuple[str, str]]) -> dict[str, Card]:
+    """The cards: 5.6.2 a permanent's controller is the player whose side it is on; activity,
+    attachment and a form played as belong to permanents only."""
     cards: dict[str, Card] = {}
     for cid, d in defs.items():
         loc = listed.get(cid)
@@ -452,25 +524,24 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             if cards[cid].original is not None:
                 raise InputProblem(f"/cards/{cid}/original: only a card on the table is in a form it was "
                                    "played as (rb7:ketfelekeppen-hasznalhato-lapok)")
+    return cards
+
+
+def _given_removed(given: dict[str, Any], cards: dict[str, Card], listed: dict[str, tuple[str, str]]
+                   ) -> list[str]:
+    """The cards out of the game (107.0): defined, and in no zone."""
     removed = [str(x) for x in given.get("removed") or []]
     for cid in removed:
         if cid not in cards:
             raise InputProblem(f"/removed: card {cid!r} is not defined under cards")
         if cid in listed:
             raise InputProblem(f"/removed: card {cid!r} is also listed in a zone")
-    if given.get("queue"):
-        raise InputProblem("/queue: a case starts with an empty reaction queue; cards and abilities "
-                           "go on it with the steps (`play` / `activate` with `wait: true`)")
-    state = State(active=active, phase=phase, players=players, cards=Cards(cards), removed=removed,
-                  seed=_int(given.get("seed", 0), "/seed"), where=listed,
-                  effect_cards=frozenset(c.id for c in cards.values() if carries_effects(c)),
-                  trigger_cards=frozenset(c.id for c in cards.values() if has_triggers(c)),
-                  version=version)
-    for c in cards.values():
-        if c.attached_to and c.attached_to not in cards:
-            raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
-    # the order the permanents lie in stands for the order they were played (102.3), a card
-    # attached to another right after it (rb7:celpont: it was played onto a card in play)
+    return removed
+
+
+def _stamp_play_order(state: State) -> None:
+    """102.3: the order the permanents lie in stands for the order they were played, a card
+    attached to another right after it (rb7:celpont: it was played onto a card in play)."""
     perms = list(state.permanents())
     on_table = {c.id for c in perms}
     stamped: set[str] = set()
@@ -493,17 +564,24 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
     ring = [c.id for c in perms if c.id not in stamped]
     if ring:                                    # each waits for the other: no order of play gives this
         raise InputProblem(f"/cards/{ring[0]}/attached_to: the attachments of {', '.join(ring)} form a ring")
+
+
+def _given_bookkeeping(state: State, given: dict[str, Any], defs: dict[str, Any], phase: str,
+                       combat_step: Any) -> None:
+    """The timed effects (99.4) and delayed resources (114) in force, the clock after them; the
+    combat sub-phase (rb7:harci-fazis: I when a combat is given without one); the life-saving
+    window of the creatures `just_damaged` (136.8); a pending decision (4.23.5)."""
     state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
     state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
     if state.lasting:
         state.clock = max(state.clock, max(int(x["created"]) for x in state.lasting))
     if combat_step is not None:
-        state.turn_info["combat_step"] = check_step(combat_step, phase, "/turn/combat_step")
+        state.turn_info.combat_step = check_step(combat_step, phase, "/turn/combat_step")
     elif phase == "combat":
-        state.turn_info["combat_step"] = "I"     # a combat given without its sub-phase is in I
+        state.turn_info.combat_step = "I"     # a combat given without its sub-phase is in I
     for c in state.permanents():
         if defs[c.id].get("just_damaged"):
-            state.turn_info.setdefault("just_damaged", []).append(c.id)   # 136.8: the window is open
+            state.turn_info.just_damaged.append(c.id)   # 136.8: the window is open
     if given.get("pending"):
         pend = given["pending"]
         step = pend.get("step") if isinstance(pend, dict) else None
@@ -512,7 +590,6 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
             raise InputProblem("/pending: a pending decision names its `player` and the `step` it resumes "
                                "(a one-verb mapping), as a returned state shows it")
         state.pending = jcopy(pend)
-    return state
 
 
 def _other_forms(card: Card) -> list[dict[str, Any]]:
@@ -601,6 +678,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         replace=_entries(d.get("replace"), where, "replace"),
         needs_target=bool(d.get("needs_target", False)),
         colors=_names(d.get("colors"), where, "/colors"),
+        icons=_icons(d.get("icons"), where),
         condition=check_condition(d.get("condition"), f"{where}/condition"),
         enters_active=d.get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},

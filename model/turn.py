@@ -16,7 +16,9 @@ an overfilled guard post brought back to size, passive creatures stay out),
 1, 2, 3, 4, 5 + one per two reserve creatures; effects; activation; sacrifice
 for components at its end, in the own preparation phase only),
 rb7:huzasi-fazis (one card, none from an empty deck), rb7:csere-fazis,
-rb7:gyogyulasi-fazis (wounds vanish; vision cards leave), rb7:vizio.
+rb7:gyogyulasi-fazis (wounds vanish; vision cards leave), rb7:vizio, 4.10.7 (a phase of a
+player's next turn that an effect skips does not take place, nor do the effects timed to it:
+`skip_phase`, the player field `skip_phases`).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from .effects import draw_cards
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
+from .turn_info import TurnInfo
 from .play import begin_action
 from .state import PHASES, PLAYERS, other
 from .zones import Cause, arrange, move_card
@@ -43,7 +46,7 @@ def _enter(g: Game, phase: str) -> None:
     start_phase_record(st)                                        # a new phase: nobody has acted
     g.emit("phase_started", phase=phase, player=st.active)
     if phase == "combat":
-        st.turn_info["combat_step"] = "I"                         # rb7:harci-fazis.I
+        st.turn_info.combat_step = "I"                         # rb7:harci-fazis.I
     if phase == "preparation":
         _preparation(g)
     elif phase == "draw":
@@ -58,11 +61,28 @@ def _enter(g: Game, phase: str) -> None:
 def _begin_turn(g: Game, player: str) -> None:
     st = g.state
     st.active = player
-    st.players[player].turn += 1
-    st.turn_info = {}
+    pl = st.players[player]
+    pl.turn += 1
+    st.turn_info = TurnInfo()
+    if pl.skip:
+        st.turn_info.skipped, pl.skip = list(pl.skip), []     # 4.10.7: this is the "next turn"
     st.missed = []                  # 133.4: what was forgotten may be made up until the end of the turn
-    g.emit("turn_started", player=player, turn=st.players[player].turn)
-    _enter(g, "preparation")
+    g.emit("turn_started", player=player, turn=pl.turn)
+    _arrive(g, "preparation")
+
+
+def _arrive(g: Game, phase: str) -> None:
+    """Enter `phase`, or — 4.10.7 — pass over it and the phases after it that the active player's
+    turn skips: a skipped phase does not take place (`phase_skipped`), nor do the effects timed to
+    it (a delayed resource due at the player's next preparation phase is lost: `effect_prevented`)."""
+    st = g.state
+    skipped = st.turn_info.skipped or ()
+    while phase in skipped:
+        g.emit("phase_skipped", phase=phase, player=st.active)
+        if phase == "preparation":
+            delayed.drop(g, "preparation", st.active, "4.10.7")
+        phase = PHASES[PHASES.index(phase) + 1]
+    _enter(g, phase)
 
 
 def _preparation(g: Game) -> None:
@@ -111,7 +131,7 @@ def next_phase(g: Game) -> None:
             settle(g)                                             # take effect; their dead die (end of V)
         combat.strike(g)                                          # rb7:harci-fazis.VI–VII
         settle(g)                                                 # the end of VII: no window left
-        st.turn_info.pop("combat_step", None)
+        st.turn_info.combat_step = None
         if st.result is not None:
             return
     _phase_over(g, turn_end=st.phase == "end")
@@ -122,7 +142,7 @@ def next_phase(g: Game) -> None:
             return
     i = PHASES.index(st.phase)
     if i + 1 < len(PHASES):
-        _enter(g, PHASES[i + 1])
+        _arrive(g, PHASES[i + 1])
     else:
         _begin_turn(g, other(st.active))
 
@@ -236,8 +256,8 @@ def start_game(g: Game, a: dict[str, Any], by: str) -> None:
         st.players[p].turn = 0
     st.result = None
     _begin_turn(g, first)
-    _enter(g, "draw")
-    _enter(g, "main1")
+    while PHASES.index(st.phase) < PHASES.index("main1"):    # 3.8: draw, then main1 (4.10.7 skips)
+        _arrive(g, PHASES[PHASES.index(st.phase) + 1])
 
 
 def exchange(g: Game, a: dict[str, Any], by: str) -> None:
@@ -260,8 +280,7 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
     reserve = list(reserve)
     if sorted(post + reserve) != sorted(mine):
         g.refuse("5.4.1", "the exchange arranges exactly the player's own reserve and guard-post creatures")
-    size = resources.rule_number(st, player, "guard_post_size",
-                                 st.turn_info.get("guard_post_size", g.rules.guard_post_size),
+    size = resources.rule_number(st, player, "guard_post_size", g.rules.guard_post_size,
                                  g.rules.priority_policy)                          # 5.4.3, a card may change it
     if len(post) > size:
         if len(pl.zones["guard_post"]) > size:

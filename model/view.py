@@ -33,6 +33,8 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
         d["base_cost"] = dict(card.cost)
     if card.colors:
         d["colors"] = list(card.colors)
+    if card.icons:
+        d["icons"] = list(card.icons)
     if card.condition:
         d["condition"] = jcopy(card.condition)
     if card.base_damage is not None or card.base_hp is not None:
@@ -47,7 +49,7 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
     if zone in TABLE_ZONES:
         d["controller"] = loc[0]
         d["active"] = card.active
-        if card.id in state.turn_info.get("dying", ()):
+        if card.id in state.turn_info.dying:
             d["dying"] = True          # at 0 Ép or less, a life-saving action may still come (model/damage.py)
     d["counters"] = {k: v for k, v in card.counters.items() if v}
     d["premade"] = card.premade
@@ -64,7 +66,7 @@ def card_dict(state: State, card: Card, rules: Ruleset, queued: Collection[str] 
         d["continuous"] = jcopy(card.continuous)
     if card.replace:
         d["replace"] = jcopy(card.replace)
-    if zone in TABLE_ZONES and card.id in state.turn_info.get("just_damaged", ()):
+    if zone in TABLE_ZONES and card.id in state.turn_info.just_damaged:
         d["just_damaged"] = True       # damaged by the last step: a life-saving action may follow (136.8)
     if card.needs_target:
         d["needs_target"] = True
@@ -97,13 +99,15 @@ def to_dict(state: State, rules: Ruleset) -> dict[str, Any]:
             pd["base_max_hp"] = pl.max_hp       # the maximum without the effects in force
         if top_vp != pl.max_vp:
             pd["base_max_vp"] = pl.max_vp
+        if pl.skip:
+            pd["skip_phases"] = list(pl.skip)   # 4.10.7: phases the player's next turn passes over
         for z in ZONES:
             pd[z] = list(pl.zones[z])
         players[p] = pd
     queued = queue.queued_cards(state) if state.queue else ()
     turn: dict[str, Any] = {"active": state.active, "phase": state.phase}
-    if state.phase == "combat" and state.turn_info.get("combat_step"):
-        turn["combat_step"] = state.turn_info["combat_step"]     # rb7:harci-fazis I–VII
+    if state.phase == "combat" and state.turn_info.combat_step:
+        turn["combat_step"] = state.turn_info.combat_step     # rb7:harci-fazis I–VII
     out: dict[str, Any] = {
         "turn": turn,
         "players": players,

@@ -12,6 +12,9 @@ It owns every zone rule:
   owner's deck; 4.8.0 its owner's Void; 4.16.1 an exiled card to the Void of
   the graveyard it lay in.
 - 4.8.4 nothing ever leaves the Void.
+- 4.14.4, rb7:horgony a card with an anchor (`{keyword: anchor}`, an ability: a `lose` or a freeze
+  counter takes it; it works while passive, on buildings too) is never moved from the table to a
+  hand — by an effect, a cost or its own shadow (136.9: "semmilyen módon").
 - 4.16.2 table → Void counts as going to the graveyard for related effects.
 - 96.8 / 4.15.1 a premade card (96.0, tokens 96.3.1) never enters a deck or a
   Void: removed from the game (the reading for the deck is a ruleset option:
@@ -42,12 +45,15 @@ It owns every zone rule:
   abilities copied onto it (131.11) go with it (model/forms.py `restore`).
 - 96.6 a new card (created, or a copy, 131.11) comes into being where its
   maker puts it (`enter_new`).
+- rb7:avatar a second avatar coming under a player's control sends the first to the graveyard
+  (model/avatars.py, called here after every arrival on a player's side).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from . import forms, keywords
+from . import avatars, forms, keywords
 from .errors import InputProblem
 from .game import Game
 from .resources import gain_components
@@ -123,11 +129,40 @@ def check_entry(g: Game, card: Card, dest: str) -> str:
 
 def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
               to_player: str | None = None, active: bool | None = None) -> str:
-    """Move one card; return where it ended: a zone name, "removed", or "stayed" (life counter)."""
-    st = g.state
+    """Move one card; return where it ended: a zone name, "removed", or "stayed" (life counter).
+
+    The stages, each a function of its own: where the card is and may leave from (`_source`);
+    where it is going and may go (`_destination`); a life counter stepping in instead
+    (`_life_counter_instead`); what the destination makes of the card (`_landing`); the move in
+    the zone lists and the card's state on arrival (`_relocate`); what the move reports and sets
+    off (`_after_move`)."""
     card = g.card(card_id)
     if dest not in DESTINATIONS:
         raise InputProblem(f"unknown destination {dest!r}")
+    src_player, src_zone = _source(g, card, card_id, cause, to_player)
+    was_on_table = src_zone in TABLE_ZONES
+    zone, target = _destination(g, card, card_id, dest, src_player, was_on_table, to_player)
+    leaving = was_on_table and zone not in TABLE_ZONES
+    changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
+    if _life_counter_instead(g, card, card_id, cause, leaving, changing_controller):
+        return "stayed"
+    # hook (keywords): what leaving play / the owner's control sets off, read before anything changes
+    kw_record = keywords.before_move(g, card, src_player, target, zone, was_on_table, cause)
+    final, counts_as, removed_by = _landing(g, card, zone, was_on_table)
+    components = card.components_yield if (
+        leaving and card.is_creature and zone in ("graveyard", "void") and not card.standalone_token
+        and _yields_components(g, cause)) else 0
+    _relocate(g, card, card_id, dest, src_player, src_zone, target, final, leaving, was_on_table,
+              active)
+    _after_move(g, card, card_id, dest, cause, src_player, src_zone, target, final, counts_as,
+                removed_by, components, leaving, changing_controller, was_on_table, kw_record)
+    return final
+
+
+def _source(g: Game, card: Card, card_id: str, cause: Cause, to_player: str | None) -> tuple[str, str]:
+    """(player, zone) the card leaves: 96.6 a new card comes from nowhere; 107.0, 4.5.2 a card in
+    no zone cannot move; 4.8.4 nothing leaves the Void."""
+    st = g.state
     loc = st.locate(card_id)
     if loc is None and cause.kind == "create" and card_id not in st.removed:
         loc = (to_player or card.owner, "created")       # a new card comes into being (96.6)
@@ -135,10 +170,19 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         if card_id in st.removed:
             g.refuse("107.0", f"{card_id} has left the game and is in no zone")
         g.refuse("4.5.2", f"{card_id} is in no zone")
-    src_player, src_zone = loc
     check_leaves(g, card_id)
+    return loc
+
+
+def _destination(g: Game, card: Card, card_id: str, dest: str, src_player: str, was_on_table: bool,
+                 to_player: str | None) -> tuple[str, str]:
+    """(zone, player) the card goes to: 4.14.4 an anchor never from the table to a hand; what may
+    lie where (`check_entry`); 5.4.5 no passive creature in the guard post; a permanent stays with
+    its controller, anything else goes to its owner's zone unless a player is named."""
     zone = _ZONE_OF_DEST[dest]
-    was_on_table = src_zone in TABLE_ZONES
+    if was_on_table and zone == "hand" and keywords.has(g, card, "anchor"):       # hook: keywords
+        g.refuse("4.14.4", f"{card_id} has an anchor: it can in no way be returned from play to the hand",
+                 also=("rb7:horgony",))
 
     if zone in TABLE_ZONES:
         zone = check_entry(g, card, zone)
@@ -147,9 +191,13 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
             g.refuse("5.4.5", f"{card_id} is passive: a passive creature cannot be in the guard post")
     else:
         target = to_player or card.owner
+    return zone, target
 
-    leaving = was_on_table and zone not in TABLE_ZONES
-    changing_controller = was_on_table and zone in TABLE_ZONES and target != src_player
+
+def _life_counter_instead(g: Game, card: Card, card_id: str, cause: Cause, leaving: bool,
+                          changing_controller: bool) -> bool:
+    """134.4.0: a life counter comes off instead of the creature leaving play or changing
+    controller (not when 134.4.7–134.4.8 or mk:5.12.C say so); True when it did."""
     own_disadvantage = cause.own_disadvantage or g.disadvantage_of == card_id    # 134.4.8
     if (leaving or changing_controller) and card.is_creature and card.counter("life") > 0 \
             and counter_works(card, "life") and life_counter_applies(cause) \
@@ -161,10 +209,14 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
             card.wounds = 0                             # 134.4.2
         keywords.life_counter_used(g, card, cause)      # 134.4.3–134.4.4 (hook: keywords)
         g.emit("life_counter_used", card=card_id)
-        return "stayed"
+        return True
+    return False
 
-    # hook (keywords): what leaving play / the owner's control sets off, read before anything changes
-    kw_record = keywords.before_move(g, card, src_player, target, zone, was_on_table, cause)
+
+def _landing(g: Game, card: Card, zone: str, was_on_table: bool) -> tuple[str, str | None, str | None]:
+    """(final zone, counts_as, the clause that removes it): rb7:jelzo a standalone token leaving
+    the table is removed; 96.8 / 4.15.1 a premade card bound for a deck (the reading
+    premade-bound-for-deck) or the Void; 4.16.2 the Void from the table counts as the graveyard."""
     final, counts_as, removed_by = zone, None, None
     if card.standalone_token and zone not in TABLE_ZONES:
         final, removed_by = "removed", "rb7:jelzo"
@@ -177,11 +229,17 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
         final, removed_by = "removed", "96.8"
     if was_on_table and zone == "void" and counts_as is None:
         counts_as = "graveyard"                          # 4.16.2
+    return final, counts_as, removed_by
 
-    components = card.components_yield if (
-        leaving and card.is_creature and zone in ("graveyard", "void") and not card.standalone_token
-        and _yields_components(g, cause)) else 0
 
+def _relocate(g: Game, card: Card, card_id: str, dest: str, src_player: str, src_zone: str,
+              target: str, final: str, leaving: bool, was_on_table: bool,
+              active: bool | None) -> None:
+    """The move in the zone lists, and the card's state on arrival: leaving the table loses
+    wounds, counters, passivity and attachment; a form played as is given back
+    (rb7:ketfelekeppen-hasznalhato-lapok); 4.2.3 a deck's top; entering the table: its timestamp
+    (102.3), active or passive (131.5–131.6.1), 5.4.5 active in the guard post."""
+    st = g.state
     st.hosts_cache = None                    # the permanents change: who sits on whom is read anew
     if src_zone != "created":
         st.players[src_player].own_zone(src_zone).remove(card_id)
@@ -215,6 +273,17 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
             card.active = True
     if final == "guard_post":
         card.active = True                               # 5.4.5
+
+
+def _after_move(g: Game, card: Card, card_id: str, dest: str, cause: Cause, src_player: str,
+                src_zone: str, target: str, final: str, counts_as: str | None, removed_by: str | None,
+                components: int, leaving: bool, changing_controller: bool, was_on_table: bool,
+                kw_record: dict[str, Any]) -> None:
+    """What the move reports and sets off: `moved`; 4.15.0 a deck shuffled after a card went into
+    it; `removed_from_game`; rb7:lenyek the components of a creature to the opponent; 5.5.5 the
+    cards sitting on a leaving permanent go too, and follow it to its new controller
+    (rb7:lapok-gazdaja-tulajdonosa); muscle, penalty, compensation (keywords); rb7:avatar."""
+    st = g.state
     g.emit("moved", card=card_id, **{"from": src_zone}, to=final,
            from_player=None if src_zone == "created" else src_player,
            to_player=None if final == "removed" else target, counts_as=counts_as, cause=cause.kind)
@@ -234,7 +303,8 @@ def move_card(g: Game, card_id: str, dest: str, cause: Cause = Cause(), *,
                 move_card(g, att, "table", Cause("attached"), to_player=target)
                 g.emit("control_changed", card=att, **{"from": before}, to=target)
     keywords.after_move(g, card, kw_record, move_card)   # hook (keywords): 124.2–124.6 muscle, 135.2–135.5, 127.0.4
-    return final
+    if final in TABLE_ZONES and (not was_on_table or changing_controller):       # rb7:avatar
+        avatars.one_per_player(g, card, target, lambda cid: move_card(g, cid, "graveyard", Cause("effect")))
 
 
 def enter_new(g: Game, card: Card, player: str, zone: str, active: bool | None = None) -> str:

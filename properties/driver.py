@@ -168,13 +168,13 @@ def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Itera
                     step["with"] = [rng.choice(extra)]    # 4.21.2: a further card it brings
             if rng.random() < 0.7:
                 yield {"play": step}
-    elif phase == "exchange" and not (state.turn_info.get("acting") or {}).get("active_moved"):
+    elif phase == "exchange" and not (state.turn_info.acting or {}).get("active_moved"):
         pool = zs["reserve"] + zs["guard_post"]
         ready = [c for c in pool if state.cards.peek(c).is_creature and state.cards.peek(c).active]
         rng.shuffle(ready)
         post = ready[:3]
         yield {"exchange": {"player": p, "guard_post": post, "reserve": [c for c in pool if c not in post]}}
-    elif phase == "combat" and "combat" not in state.turn_info and zs["guard_post"]:
+    elif phase == "combat" and state.turn_info.combat is None and zs["guard_post"]:
         opp = other(p)
         guards = list(state.players[opp].zones["guard_post"])
         attackers = list(zs["guard_post"])
@@ -188,7 +188,7 @@ def candidates(state: State, rng: random.Random, effects: float = 0.25) -> Itera
         if len(attackers) >= len(guards):
             yield {"attack": {"player": p, "attacks": attacks}}
     if state.version >= 2:
-        rec = state.turn_info.get("acting") or {}
+        rec = state.turn_info.acting or {}
         if rec.get("last") == p and other(p) not in rec.get("passed", ()):
             yield {"pass": {"player": other(p)}}          # the other player lets p act again
         elif phase == "combat" and rng.random() < 0.5:
@@ -209,7 +209,7 @@ def _bidding(state: State, rng: random.Random) -> Iterator[dict[str, Any]]:
             c = state.cards.peek(cid)
             if c.reaction and c.cost.get("vp", 0) <= pl.vp and rng.random() < 0.5:
                 yield {"play": {"player": q, "card": cid}}
-    done = state.turn_info.get("queue_passed") or ()
+    done = state.turn_info.queue_passed or ()
     for q in players:
         if q not in done:
             yield {"pass": {"player": q}}

@@ -309,7 +309,7 @@ def _queue_checks(state: "State", step: dict[str, Any], out: Any, step_i: int | 
     before it went on the queue as a further card, kept across the steps of a game)."""
     viol: list[Violation] = []
     after = out.state
-    passed: set[str] = set(state.turn_info.get("queue_passed") or ()) if state.queue else set()
+    passed: set[str] = set(state.turn_info.queue_passed or ()) if state.queue else set()
     both = False
     for ev in out.events:
         if ev["event"] == "queued":

@@ -85,3 +85,31 @@ def test_engine_does_not_import_the_harness():
 def test_blackbox_fuzzer_does_not_import_the_engine():
     deps = _graph()["properties.blackbox"]
     assert not [d for d in deps if d.startswith("model")], deps
+
+
+def test_bare_state_changes_are_reached_only_through_the_rules():
+    """Issue 29: the bare mutator of a player's Ép (`resources.raise_player_hp`: no 99.1
+    prohibition, no replacement, no modifier) is called by damage.heal alone; rule code heals
+    through damage.heal or the effect dispatcher."""
+    import re
+    callers = []
+    for f in sorted((ROOT / "model").glob("*.py")):
+        text = f.read_text(encoding="utf-8")
+        for m in re.finditer(r"raise_player_hp\(", text):
+            line = text[:m.start()].rsplit("\n", 1)[-1]
+            if not line.lstrip().startswith("def "):
+                callers.append(f.name)
+    assert callers == ["damage.py"], callers
+
+
+def test_the_engine_keeps_speed_machinery_out_of_rule_code():
+    """Issue 29: garbage-collector tuning, forked workers, threads and signals belong to the harness
+    (conformance/, properties/), never to the rules in model/."""
+    banned = {"gc", "multiprocessing", "threading", "signal", "subprocess", "concurrent", "os"}
+    found = []
+    for path in sorted((ROOT / "model").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [(path.name, n) for n in names if n.split(".")[0] in banned]
+    assert found == []

@@ -186,7 +186,7 @@ def test_life_counter_does_not_save_in_the_strike():
 def test_combat_record_is_json_like():
     state, _, _, ref = engine.run_state(combat(["g1"], cards={"g1": cr(1, 1)}), [attack(("g1", "B"))])
     assert ref is None
-    json.dumps(state.turn_info["combat"])
+    json.dumps(state.turn_info.combat)
 
 
 # ---------------------------------------------------------------- 129: direct damage

@@ -34,6 +34,16 @@ def registered_but_cited(entries, citing: dict[str, list[str]]) -> list[str]:
             for clause in entries if clause in citing]
 
 
+def test_every_case_cites_clauses_of_the_catalog():
+    """Each case's clause and also name clauses of the catalog (the loader refuses the others,
+    and _cited above would then quietly leave them out)."""
+    catalog = load_catalog()
+    cases = load_files([ROOT / "conformance" / "corpus"], catalog=False).cases
+    unknown = sorted({(c.id, x) for c in cases for x in [c.clause, *(c.also or [])]
+                      if x not in catalog})
+    assert cases and not unknown, unknown[:20]
+
+
 def test_untestable_entries_are_real_clauses_with_reasons_and_not_cited():
     catalog = load_catalog()
     entries = load_untestable()

@@ -97,7 +97,7 @@ def test_turn_info_stays_json_like():
     state, _, _, refused_ = engine.run_state(INSTANT_B, [{"pass": {"player": "A"}},
                                                          {"play": {"player": "B", "card": "i1"}}])
     assert refused_ is None
-    json.dumps(state.turn_info["acting"])
+    json.dumps(state.turn_info.acting)
 
 
 # ---------------------------------------------------------------- timing

@@ -1,0 +1,100 @@
+"""What the rules remember within one turn: the base state's per-turn bookkeeping, typed.
+
+Every field is plain data (lists, mappings of strings and numbers) so that a state copies it
+in C (`State.clone`) and a test can print it. The object holds only what was set or used this
+turn: a list or mapping comes into being when first read (`__getattr__`), a field that holds a
+number, a flag or None reads its default from the class until set — most of a turn most fields
+are empty, so a step copies little; nothing here is in a returned state except what
+model/view.py shows (`dying`, `just_damaged`, the combat sub-phase). The turn's start empties it
+(model/turn.py); a field is listed with the rules that write and read it.
+"""
+from __future__ import annotations
+
+import marshal
+from typing import Any
+
+__all__ = ["TurnInfo"]
+
+# the fields that hold a list or a mapping: each created empty when first read
+_CONTAINERS: dict[str, type] = {
+    "dying": list, "just_damaged": list, "damaged_by": dict, "damaged_by_damage": list,
+    "struck_dying": list, "queue_passed": list, "abilities_used": dict, "regenerated": dict,
+    "visions_played": dict, "nekron_played": dict, "from_hand": dict, "muscle_queue": list,
+    "skipped": list,
+}
+
+
+class TurnInfo:
+    # the life-saving window (136.8, model/damage.py): creatures at 0 Ép or less that a
+    # life-saving action may still save, and those the last step damaged
+    dying: list[str]
+    just_damaged: list[str]
+    # damage this turn: whose source damaged a card (135.2 penalty), which cards damage reached
+    # (134.4.2: a life counter heals them)
+    damaged_by: dict[str, str]
+    damaged_by_damage: list[str]
+    # combat (model/combat.py, model/combat_steps.py): the attack record, the sub-phase I–VII,
+    # the strike in progress (134.4.7) and the creatures it left dying
+    combat: dict[str, Any] | None = None
+    combat_step: str | None = None
+    in_strike: bool = False
+    struck_dying: list[str]
+    # who has acted in the phase (4.11.6–4.11.8, model/acting.py)
+    acting: dict[str, Any] | None = None
+    # the reaction queue (hkk-case/2, model/queue.py): the last entry's number, the players who
+    # passed on it, whether it is resolving; the on-play window (137)
+    queue_seq: int = 0
+    queue_passed: list[str]
+    queue_resolving: bool = False
+    on_play: dict[str, Any] | None = None
+    # limits per turn: activated abilities used (by card, the index of each use), Ép regenerated
+    # per creature (136.7), vision cards played per player (rb7:vizio), nekron cards played per
+    # player (rb7:semmizos-idezesi-koltseg-nekron), cards played from the hand per player
+    # (rb7:szingularitas, model/conditions.py)
+    abilities_used: dict[str, list[int]]
+    regenerated: dict[str, int]
+    visions_played: dict[str, list[str]]
+    nekron_played: dict[str, int]
+    from_hand: dict[str, Any]
+    # muscle rewards waiting to become the player's decision (124.4, model/engine.py)
+    muscle_queue: list[dict[str, Any]]
+    # the phases this turn skips (4.10.7, model/turn.py)
+    skipped: list[str]
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            if name not in _FIELDS:
+                raise TypeError(f"TurnInfo has no field {name!r}")
+            setattr(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only for a list or mapping not yet used this turn (the rest are class defaults)
+        factory = _CONTAINERS.get(name)
+        if factory is None:
+            raise AttributeError(f"TurnInfo has no field {name!r}")
+        value = self.__dict__[name] = factory()
+        return value
+
+    def copy(self) -> "TurnInfo":
+        """A copy sharing nothing mutable: what this turn set or used, copied in C (`marshal`:
+        plain data)."""
+        new = object.__new__(TurnInfo)
+        own = self.__dict__
+        if own:
+            new.__dict__ = marshal.loads(marshal.dumps(own))
+        return new
+
+    def values(self) -> dict[str, Any]:
+        """Every field with its value, the defaults included (what `repr` and `==` compare)."""
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def __repr__(self) -> str:
+        return "TurnInfo(" + ", ".join(f"{k}={v!r}" for k, v in self.values().items()) + ")"
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is TurnInfo and self.values() == other.values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_FIELDS: tuple[str, ...] = tuple(TurnInfo.__annotations__)
