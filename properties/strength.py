@@ -1142,11 +1142,21 @@ def score(mutants: list[Mutant], title_of: Callable[[str], str] = lambda c: c.sp
 # --------------------------------------------------------------------------
 # the whole run
 
+def sample_of(mutants: list[Mutant], n: int) -> list[Mutant]:
+    """A deterministic sample of `n` mutants spread over files and operators: those whose
+    hash of (file, operator, occurrence) is smallest, in their original order. The same tree gives
+    the same sample; an edit of one file changes only that file's share."""
+    def h(m: Mutant) -> str:
+        return hashlib.sha256(f"{m.file}|{m.operator}|{m.occurrence}".encode()).hexdigest()
+    chosen = {id(m) for m in sorted(mutants, key=h)[:n]}
+    return [m for m in mutants if id(m) in chosen]
+
+
 def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] | None = None,
         files: Iterable[str] | None = None, cache_dir: Path | None = None,
         equivalent: Path | str | None = DEFAULT_EQUIVALENT, workers: int = 2,
         mutant_timeout: float | None = None, fresh: bool = False, max_mutants: int | None = None,
-        known: Callable[[str], bool] | None = None,
+        sample: int | None = None, known: Callable[[str], bool] | None = None,
         title_of: Callable[[str], str] | None = None,
         rel_to: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Enumerate, run (or take from the cache), classify and score. Returns the report data."""
@@ -1162,6 +1172,11 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     mutants = enumerate_mutants(Path(package_dir), ops, known=known, files=files, rel_to=rel_to)
     if max_mutants is not None:
         mutants = mutants[:max_mutants]
+    total = len(mutants)
+    if sample is not None and len(mutants) > sample:
+        mutants = sample_of(mutants, sample)
+        say(f"a sample of {sample} of the {total} mutants (the same for the same tree)")
+    partial = max_mutants is not None or sample is not None
     t_enum = time.perf_counter() - t0
     say(f"{len(mutants)} mutants of {len({m.file for m in mutants})} files "
         f"({len(ops)} operators) in {t_enum:.1f} s")
@@ -1238,12 +1253,11 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             m.status, m.equivalent_reason = EQUIVALENT, reason
             m.equivalent_by = "rule" if idx is None else "declaration"
     problems += declaration_problems(eq, used, {m.module for m in mutants},
-                                     complete=max_mutants is None)
+                                     complete=not partial)
     problems += unused_claim_problems(eq, [Path(package_dir), *getattr(oracle, "harness", ())])
     if cache_dir is not None:
         keep = {m.key for m in mutants}
-        pruned = {k: v for k, v in new_results.items() if k in keep or max_mutants is not None
-                  or files is not None}
+        pruned = {k: v for k, v in new_results.items() if k in keep or partial or files is not None}
         save_cache(Path(cache_dir), pruned)
     scores = score(mutants, title_of)
     reach = reachable_modules(Path(package_dir))
@@ -1270,6 +1284,8 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
                    "workers": workers, "ran": len(todo),
                    "cached": sum(1 for m in mutants if m.cached),
                    "mutant_timeout": limit},
+        "selection": {"files": sorted({str(f) for f in files}) if files else None,
+                      "max": max_mutants, "sample": sample, "of": total, "run": len(mutants)},
         "overall": scores["overall"],
         "equivalents": _equivalents(mutants, scores["overall"]),
         "reachable": scores["reachable"],
@@ -1320,6 +1336,13 @@ def markdown(data: dict) -> str:
     out.append(f"Mutants by {data['tool']['name']} {data['tool']['version']} "
                f"({len(data['tool']['operators'])} operators); the oracle is the corpus alone "
                f"({data['corpus']['cases']} cases passing on the reference engine).")
+    sel = data.get("selection") or {}
+    if sel.get("files") or sel.get("max") is not None or sel.get("sample") is not None:
+        out.append(f"**A partial run**: {sel['run']} of the {sel['of']} mutants"
+                   + (f" of {', '.join(sel['files'])}" if sel.get("files") else " of `model/`")
+                   + (f", a sample of {sel['sample']}" if sel.get("sample") is not None else "")
+                   + (f", the first {sel['max']}" if sel.get("max") is not None else "")
+                   + "; the score is of those alone.")
     out.append("")
     low_titles = [r for r in data["titles"] if r["score"] is not None and r["score"] < data["goal"]["title"]]
     ok = (o["score"] or 0) >= data["goal"]["overall"] and not low_titles
@@ -1430,6 +1453,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--case-timeout", type=float, default=2.0, metavar="S",
                    help="per-case deadline inside a mutant (default 2 s, or 20 × its baseline)")
     p.add_argument("--max", type=int, metavar="N", help="only the first N mutants (a smoke run)")
+    p.add_argument("--sample", type=int, metavar="N",
+                   help="only N of the mutants, spread over files and operators, the same for the "
+                        "same tree (CI: .ci/strength); declarations are not checked for staleness")
     p.add_argument("--fail-under", type=float, metavar="PCT",
                    help="exit 1 when the overall score is below PCT")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -1450,7 +1476,8 @@ def main(argv: list[str] | None = None) -> int:
                operators=operator_names(args.operator) if args.operator else None,
                files=args.file, cache_dir=None if args.no_cache else Path(args.cache),
                equivalent=eq_path, workers=args.workers, mutant_timeout=args.timeout,
-               fresh=args.fresh, max_mutants=args.max, rel_to=ROOT, progress=say)
+               fresh=args.fresh, max_mutants=args.max, sample=args.sample, rel_to=ROOT,
+               progress=say)
     md, js = write_reports(data, Path(args.out))
     o = data["overall"]
     low = [r for r in data["titles"] if r["score"] is not None and r["score"] < GOAL_TITLE]
@@ -1459,6 +1486,10 @@ def main(argv: list[str] | None = None) -> int:
           f"({o['timeout']} by timeout), {o['survived']} survive, {o['equivalent']} equivalent "
           f"({_fmt(r['score'])} over the files the engine imports); "
           f"{len(low)} titles below {GOAL_TITLE:g}%; {data['timing']['total']:.0f} s")
+    sel = data["selection"]
+    if sel["run"] < sel["of"] or sel["files"]:
+        print(f"  a partial run: {sel['run']} of {sel['of']} mutants"
+              + (f" of {len(sel['files'])} files" if sel["files"] else ""))
     eqs = data["equivalents"]
     print(f"  equivalent: {eqs['by_rule']} by a rule, {eqs['one_by_one']} declared one by one "
           f"(counted as survivors: {_fmt(eqs['score_if_declarations_survived'])})")

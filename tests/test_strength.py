@@ -652,3 +652,28 @@ def test_an_unused_claim_that_stops_being_true_is_a_problem(claims, where, befor
     problems = _claims(claims)
     assert len(problems) >= 1 and any(problem in p for p in problems), problems
     assert all(p.startswith(f"{eq}:") for p in problems)
+
+
+def test_a_sample_is_the_same_for_the_same_tree_and_says_it_is_partial(tiny):
+    """`--sample N` (CI: .ci/strength): N mutants, the same ones on every run of the same tree,
+    the selection written into the report; a declaration whose mutant is not in the sample is
+    not stale."""
+    full = _run(tiny)
+    assert full["selection"]["sample"] is None and full["selection"]["run"] == full["selection"]["of"]
+    one = _run(tiny, sample=3)
+    two = _run(tiny, sample=3)
+    ids = [(m["line"], m["operator"], m["occurrence"]) for m in one["mutants"]]
+    assert len(ids) == 3 and ids == [(m["line"], m["operator"], m["occurrence"]) for m in two["mutants"]]
+    assert one["selection"] == {"files": None, "max": None, "sample": 3,
+                                "of": full["selection"]["of"], "run": 3}
+    assert not [p for p in one["problems"] if "stale" in p]
+    assert "**A partial run**: 3 of the" in S.markdown(one)
+    assert "partial" not in S.markdown(full)
+
+
+def test_ci_strength_script_runs_the_touched_model_files(tmp_path):
+    """.ci/strength picks the model/ files changed since its base and runs a sample of them."""
+    text = (S.ROOT / ".ci" / "strength").read_text(encoding="utf-8")
+    assert "--sample" in text and "--fail-under 100" in text and "'model/*.py'" in text
+    assert not re.search(r"^\s*make test", text, re.M)   # run by .ci/run after the tests
+    assert ".ci/strength" in (S.ROOT / ".ci" / "run").read_text(encoding="utf-8")
