@@ -120,6 +120,13 @@ def _verbs() -> frozenset[str]:
     return frozenset(ALL_VERBS)
 
 
+# the keys a mapping must have for any check of `_node` to apply (a mapping with none of them,
+# e.g. a player's or a zone's, is only walked through)
+_NODE_KEYS = frozenset(("continuous", "replace", "just_damaged", "settles", "number", "base_cost",
+                        "scope", "kind", "keyword", "skip_phases", "modes", "prohibit", "spells",
+                        "play_as", "original", "cost_kinds", "reaction"))
+
+
 def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
     """Every mapping and list inside ``value``: steps (a mapping of one known verb to its
     arguments) and card definitions (a mapping with ``continuous`` / ``replace`` lists)."""
@@ -134,57 +141,71 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
         if len(node) == 1:
             (verb, args), = node.items()
             if verb in verbs and (args is None or isinstance(args, dict)):
-                if verb in _VERB_FEATURES:
-                    found.add(_VERB_FEATURES[verb])
-                if isinstance(args, dict):
-                    if verb in ("damage", "heal") and ("split" in args or "targets" in args):
-                        found.add("split")
-                    if verb == "advance" and args.get("step") is not None:
-                        found.add("combat_steps")
-                    if verb == "activate" and args.get("ability") == "regeneration":
-                        found.add("windows")
-                    if verb == "play" and "mode" in args:
-                        found.add("spells")
-                    if verb == "play" and "as" in args:
-                        found.add("two_way")
-                    found.update(f for k, f in _ARG_FEATURES.items() if k in args)
-        # a card's `continuous` is a list (`resolve_conflict`'s entries carry a flag of that name)
-        if isinstance(node.get("continuous"), list) and node["continuous"]:
-            found.add("continuous")
-        if isinstance(node.get("replace"), list) and node["replace"]:
-            found.add("replace")
-        if "just_damaged" in node:
-            found.add("windows")
-        if isinstance(node.get("settles"), list):
-            found.add("settles")
-        if isinstance(node.get("number"), str) and node["number"].startswith("cost_") or "base_cost" in node:
-            found.add("costs")
-        if node.get("number") in ("regeneration_cap", "guard_post_size", "draw_per_turn"):
-            found.add("rule_numbers")
-        if isinstance(node.get("scope"), dict):
-            found.add("zone_scopes")
-        subtypes = node.get("subtypes") if "kind" in node and isinstance(node.get("subtypes"), list) else ()
-        if "kind" in node and (node.get("colors") or node.get("condition") or node.get("icons")
-                               or "szingularitas" in subtypes):
-            found.add("conditions")
-        if node.get("keyword") in MARK_KEYWORDS or any(t in MARK_SUBTYPES for t in subtypes):
-            found.add("card_marks")
-        if node.get("skip_phases"):
-            found.add("skipped_phases")
-        if node.get("modes") or node.get("prohibit") == "play" or "spells" in node \
-                or node.get("number") in ("spell_discard", "spell_draw"):
-            found.add("spells")
-        if node.get("play_as") or node.get("original"):
-            found.add("two_way")
-        if node.get("keyword") == "uncopyable":
-            found.add("copies")
-        if "cost_kinds" in node and isinstance(node.get("keyword"), str):
-            found.add("mixed_costs")
-        if node.get("reaction") is True and "kind" in node:
-            found.add("reactions")                # an instant reaction card
-        if isinstance(node.get("keyword"), str):  # an ability entry
-            found.update(f for k, f in _ABILITY_FEATURES.items() if node.get(k) not in (None, False))
+                _step(verb, args, found)
+        if not _NODE_KEYS.isdisjoint(node):
+            _node(node, found)
         stack.extend(node.values())
+
+
+def _step(verb: str, args: dict | None, found: set[str]) -> None:
+    """What a step (one known verb and its arguments) needs."""
+    if verb in _VERB_FEATURES:
+        found.add(_VERB_FEATURES[verb])
+    if isinstance(args, dict):
+        if verb in ("damage", "heal") and ("split" in args or "targets" in args):
+            found.add("split")
+        if verb == "advance" and args.get("step") is not None:
+            found.add("combat_steps")
+        if verb == "activate" and args.get("ability") == "regeneration":
+            found.add("windows")
+        if verb == "play" and "mode" in args:
+            found.add("spells")
+        if verb == "play" and "as" in args:
+            found.add("two_way")
+        found.update(f for k, f in _ARG_FEATURES.items() if k in args)
+
+
+def _node(node: dict, found: set[str]) -> None:
+    """What a mapping holding one of `_NODE_KEYS` needs (a card, an ability, an effect ...)."""
+    get = node.get
+    # a card's `continuous` is a list (`resolve_conflict`'s entries carry a flag of that name)
+    if isinstance(get("continuous"), list) and node["continuous"]:
+        found.add("continuous")
+    if isinstance(get("replace"), list) and node["replace"]:
+        found.add("replace")
+    if "just_damaged" in node:
+        found.add("windows")
+    if isinstance(get("settles"), list):
+        found.add("settles")
+    number = get("number")
+    if isinstance(number, str) and number.startswith("cost_") or "base_cost" in node:
+        found.add("costs")
+    if number in ("regeneration_cap", "guard_post_size", "draw_per_turn"):
+        found.add("rule_numbers")
+    if isinstance(get("scope"), dict):
+        found.add("zone_scopes")
+    kind = "kind" in node
+    subtypes = get("subtypes") if kind and isinstance(get("subtypes"), list) else ()
+    if kind and (get("colors") or get("condition") or get("icons") or "szingularitas" in subtypes):
+        found.add("conditions")
+    keyword = get("keyword")
+    if keyword in MARK_KEYWORDS or any(t in MARK_SUBTYPES for t in subtypes):
+        found.add("card_marks")
+    if get("skip_phases"):
+        found.add("skipped_phases")
+    if get("modes") or get("prohibit") == "play" or "spells" in node \
+            or number in ("spell_discard", "spell_draw"):
+        found.add("spells")
+    if get("play_as") or get("original"):
+        found.add("two_way")
+    if keyword == "uncopyable":
+        found.add("copies")
+    if "cost_kinds" in node and isinstance(keyword, str):
+        found.add("mixed_costs")
+    if get("reaction") is True and kind:
+        found.add("reactions")                # an instant reaction card
+    if isinstance(keyword, str):              # an ability entry
+        found.update(f for k, f in _ABILITY_FEATURES.items() if get(k) not in (None, False))
 
 
 def _regenerates_by_index(given: Any, when: Any) -> bool:
