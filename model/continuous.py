@@ -127,6 +127,14 @@ def _attrs(entry: dict[str, Any], continuous: bool, timestamp: int, default_abil
 def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Active, list[str]]]:
     """Every entry in force now, with the cards / players it reaches. `frozen` tells a card whose
     own abilities a freeze counter takes (119.1, model/stats.py): its entries do not work."""
+    for act, members in _entries(state, frozen):
+        yield act, members()
+
+
+def _entries(state: State, frozen: Callable[[Card], bool], kind: str | None = None, what: Any = None
+             ) -> Iterator[tuple[Active, Callable[[], list[str]]]]:
+    """`in_force`'s entries, each with how to read what it reaches (read only when asked); with
+    `kind`, only the entries of that kind (naming `what`, when given)."""
     for pname in PLAYERS:
         pl = state.players[pname]
         for zone in ("reserve", "guard_post", "table"):
@@ -135,18 +143,47 @@ def in_force(state: State, frozen: Callable[[Card], bool]) -> Iterator[tuple[Act
                 if not card.continuous or frozen(card) or not (card.is_creature or card.active):
                     continue                        # 119.1 frozen; 5.5.8 a passive non-creature
                 for i, e in enumerate(card.continuous):
+                    if kind is not None and not _names(e, kind, what):
+                        continue
                     ident = str(e.get("id") or f"{cid}#{i}")
                     act = Active(e, ident, cid, _attrs(e, True, card.timestamp, "static", ident))
-                    yield act, _not_immune(state, scope_members(state, card, e.get("scope", "self")), card)
+                    yield act, lambda card=card, e=e: _not_immune(
+                        state, scope_members(state, card, e.get("scope", "self")), card)
     for item in state.lasting:
         e = item["effect"]
+        if kind is not None and not _names(e, kind, what):
+            continue
         ident = str(item["id"])
         act = Active(e, ident, item.get("source"), _attrs(e, False, item["created"], None, ident))
-        members = [x for x in item["affects"] if x in PLAYERS or state.on_table(x)]
-        src = item.get("source")
-        if src in state.cards:
-            members = _not_immune(state, members, state.cards.peek(src))
-        yield act, members
+        yield act, lambda item=item: _lasting_members(state, item)
+
+
+def _names(entry: dict[str, Any], kind: str, what: Any) -> bool:
+    """Is the entry of `kind` (`number`, `grant`, ...), naming `what` when given (one of a list)?"""
+    if kind not in entry:
+        return False
+    named = entry[kind]
+    return what is None or named == what or (isinstance(named, list) and what in named)
+
+
+def numbers_named(state: State, frozen: Callable[[Card], bool]) -> set[str]:
+    """The numbers (`cost_vp`, `hp`, ...) that some entry in force sets or modifies now,
+    whatever it reaches: a number none names is its base everywhere."""
+    out: set[str] = set()
+    for act, _ in _entries(state, frozen, "number"):
+        named = act.entry["number"]
+        out.update(named if isinstance(named, list) else (named,))
+    return out
+
+
+def _lasting_members(state: State, item: dict[str, Any]) -> list[str]:
+    """What a timed effect reaches now: what it reached when created that is still in play, and
+    not immune to its source."""
+    members = [x for x in item["affects"] if x in PLAYERS or state.on_table(x)]
+    src = item.get("source")
+    if src in state.cards:
+        members = _not_immune(state, members, state.cards.peek(src))
+    return members
 
 
 def _not_immune(state: State, members: list[str], source: Card) -> list[str]:
@@ -169,15 +206,7 @@ def reaching(state: State, target: str, kind: str, frozen: Callable[[Card], bool
     (`number`, `grant`, `lose`, `prohibit`, `require`), optionally naming `what`."""
     if not any_in_force(state):
         return []
-    out = []
-    for act, members in in_force(state, frozen):
-        if kind not in act.entry or target not in members:
-            continue
-        if what is not None and act.entry[kind] != what and not (
-                isinstance(act.entry[kind], list) and what in act.entry[kind]):
-            continue
-        out.append(act)
-    return out
+    return [act for act, members in _entries(state, frozen, kind, what) if target in members()]
 
 
 # ---------------------------------------------------------------------------

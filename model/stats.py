@@ -82,9 +82,13 @@ def cost(state: State, card: Card, rules: Ruleset) -> dict[str, int]:
     raises it."""
     if not numbers.continuous.any_in_force(state):
         return dict(card.cost)                          # no effect in force: the printed cost
+    named = numbers.continuous.numbers_named(state, frozen)
     out = {}
     for key in COST_KEYS:
-        n = numbers.card_cost(state, card, key, rules.priority_policy, frozen)
+        if f"cost_{key}" not in named:                  # no entry in force on this part
+            n = card.cost.get(key, 0)
+        else:
+            n = numbers.card_cost(state, card, key, rules.priority_policy, frozen)
         if n or key in card.cost:
             out[key] = n
     return out
