@@ -235,18 +235,19 @@ def prevent_now(g: Game, entry: dict[str, Any]) -> None:
     cid = entry["card"]
     put_back(g, cid, tuple(entry["spot"]))
     move_card(g, cid, "graveyard", Cause("prevented"))
-    decks = []
+    decks: dict[str, None] = {}                 # each deck a card went back to, shuffled once
     for extra in entry.get("with") or ():
-        spot = tuple(extra["spot"])
+        spot = tuple(extra["spot"])                # (player, zone, index), model/zones.py lift
+        player, zone = spot[0], spot[1]
         put_back(g, extra["card"], spot)
-        g.emit("returned", card=extra["card"], to=spot[1], player=spot[0], clause="4.21.2")
-        if spot[1] == "deck" and spot[0] not in decks:
-            decks.append(spot[0])
+        g.emit("returned", card=extra["card"], to=zone, player=player, clause="4.21.2")
+        if zone == "deck":
+            decks[player] = None
     for player in decks:
         shuffle_deck(g, player)
 
 
-def mark(g: Game, entry_id: str | None, how: str, amount: int = 0) -> None:
+def mark(g: Game, entry_id: str | None, how: str, amount: int | None = None) -> None:
     """The effect of a reaction on the entry it answers: `prevent` or `modify` (its amounts by
     `amount`). An entry no longer waiting on the queue is not changed (the part does nothing)."""
     st = g.state

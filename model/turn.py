@@ -43,10 +43,10 @@ def _enter(g: Game, phase: str) -> None:
     """Arrive in a phase and carry out its automatic steps."""
     st = g.state
     st.phase = phase
-    start_phase_record(st)                                        # a new phase: nobody has acted
-    g.emit("phase_started", phase=phase, player=st.active)
     if phase == "combat":
         st.turn_info.combat_step = "I"                         # rb7:harci-fazis.I
+    start_phase_record(st)                # a new phase (in combat: sub-phase I): nobody has acted
+    g.emit("phase_started", phase=phase, player=st.active)
     if phase == "preparation":
         _preparation(g)
     elif phase == "draw":
