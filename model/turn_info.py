@@ -89,7 +89,7 @@ class TurnInfo:
         return {name: getattr(self, name) for name in _FIELDS}
 
     def __repr__(self) -> str:
-        return "TurnInfo(" + ", ".join(f"{k}={v!r}" for k, v in self.values().items()) + ")"
+        return f"TurnInfo({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
 
     def __eq__(self, other: object) -> bool:
         return other.__class__ is TurnInfo and self.values() == other.values()

@@ -106,6 +106,8 @@ class Mutant:
     mapped_by: str            # "comment" | "docstring:<name>" | "module" | "none"
     annotation: bool = False  # inside an annotation (never evaluated)
     raises: str | None = None  # on a path that only ends in `raise <this exception>`
+    message: bool = False      # in the text of a refusal (ClauseMap.in_refusal_message)
+    cached_literal: bool = False   # an identity mutant of a comparison with a cached literal
     context: str = ""          # the block it lies in (ClauseMap.context)
     status: str | None = None
     killer: str | None = None
@@ -227,6 +229,33 @@ def _known(ids: Iterable[str], known: Callable[[str], bool] | None) -> list[str]
     return out
 
 
+def _span(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    return ((node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+
+
+def _REFUSE(func: ast.AST) -> bool:
+    """`g.refuse(...)` (model/game.py: Game.refuse), or a bare `refuse(...)`."""
+    return (isinstance(func, ast.Attribute) and func.attr == "refuse") or \
+        (isinstance(func, ast.Name) and func.id == "refuse")
+
+
+def _cached_literal(node: ast.AST) -> bool:
+    """A literal CPython 3 keeps one object of, whatever made the other operand: None, True,
+    False, an int from -5 to 256 (the small-int cache), a one-character ASCII str (the Latin-1
+    character cache; every str of length 1 the engine reads or builds is that object)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int:
+        return 0 <= node.operand.value <= 5
+    if not isinstance(node, ast.Constant):
+        return False
+    v = node.value
+    if v is None or v is True or v is False:
+        return True
+    if type(v) is int:
+        return -5 <= v <= 256
+    return type(v) is str and len(v) == 1 and v.isascii()
+
+
 class ClauseMap:
     """file + line → (clauses, how, enclosing function) for one source file."""
 
@@ -268,6 +297,17 @@ class ClauseMap:
                                          (x.end_lineno or x.lineno, x.end_col_offset or 0)))
         self.comments = {k: self._cited(v) for k, v in _comments(source).items()}
         self.raise_paths = _raise_paths(tree)
+        self.messages: list[tuple[tuple[int, int], tuple[int, int]]] = []   # refusal texts
+        self.cached_compares: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and _REFUSE(n.func):
+                text = n.args[1] if len(n.args) > 1 else next(
+                    (k.value for k in n.keywords if k.arg == "message"), None)
+                if text is not None:
+                    self.messages.append(_span(text))
+            elif isinstance(n, ast.Compare) and len(n.ops) == 1 \
+                    and any(_cached_literal(x) for x in (n.left, *n.comparators)):
+                self.cached_compares.append(_span(n))
         self._lines = source.splitlines()
         self._blocks: list[tuple[tuple[int, int], tuple[int, int], ast.stmt, str]] = []
         for n in ast.walk(tree):            # every statement, with the block holding it
@@ -303,6 +343,16 @@ class ClauseMap:
             if a <= (line, col) < b:
                 return name
         return None
+
+    def in_refusal_message(self, line: int, col: int) -> bool:
+        """True when (line, col) lies in the text of a refusal: the message argument of
+        `g.refuse(clause, message)`, which no verdict reads (then.error names the clause)."""
+        return any(a <= (line, col) < b for a, b in self.messages)
+
+    def in_cached_literal_compare(self, line: int, col: int) -> bool:
+        """True when (line, col) lies in a comparison of one operator with an operand CPython
+        keeps unique (`None`, `True`, `False`, an int from -5 to 256, a one-character ASCII str)."""
+        return any(a <= (line, col) < b for a, b in self.cached_compares)
 
     def in_annotation(self, line: int, col: int) -> bool:
         """True when (line, col) lies in an annotation that is never evaluated."""
@@ -387,7 +437,10 @@ def enumerate_mutants(package_dir: Path, operators: list[str],
                                       function=function, clauses=clauses, mapped_by=how,
                                       annotation=cmap.in_annotation(line, col),
                                       raises=cmap.raising(line, col), package_sha=package_sha,
-                                      context=cmap.context(line, col)))
+                                      context=cmap.context(line, col),
+                                      message=cmap.in_refusal_message(line, col),
+                                      cached_literal=name in IDENTITY_OPERATORS
+                                      and cmap.in_cached_literal_compare(line, col)))
                     occurrence += 1
     return out
 
@@ -507,7 +560,12 @@ class EquivalenceError(ValueError):
     pass
 
 
-RULE_KINDS = ("annotation", "input-error")
+RULE_KINDS = ("annotation", "input-error", "refusal-message", "cached-literal-identity")
+# classes whose mutants are run: one the corpus kills is killed; a survivor is equivalent by the class
+RUN_RULE_KINDS = ("refusal-message", "cached-literal-identity")
+# `==` ↔ `is`, `!=` ↔ `is not`: the cached-literal-identity class
+IDENTITY_OPERATORS = tuple(f"core/ReplaceComparisonOperator_{a}_{b}" for a, b in
+                           (("Eq", "Is"), ("NotEq", "IsNot"), ("Is", "Eq"), ("IsNot", "NotEq")))
 ENTRY_KEYS = ("function", "operator", "change", "block", "count", "unused", "reason")
 UNUSED_KINDS = ("return", "parameter", "field")
 _WHERE = re.compile(r"^[A-Za-z_][\w.]*:(?:<module>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$")
@@ -639,7 +697,9 @@ def equivalence_of(m: Mutant, eq: dict) -> tuple[str | None, int | None]:
     for r in eq.get("rules") or []:
         if ((r.get("where") == "annotation" and m.annotation)
                 or (r.get("where") == "input-error" and m.raises
-                    and m.raises in (r.get("errors") or []))):
+                    and m.raises in (r.get("errors") or []))
+                or (r.get("where") == "refusal-message" and m.message)
+                or (r.get("where") == "cached-literal-identity" and m.cached_literal)):
             return str(r["reason"]).strip(), None
     index = eq.get("_index")
     if index is None:
@@ -1245,6 +1305,8 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
         if reason is None:
             continue
         used.setdefault(idx, []).append(m.context)
+        if m.status in DETECTED and idx is None:
+            continue                             # a class whose mutants run: this one is killed
         if m.status in DETECTED:
             problems.append(f"{m.file}:{m.line}: declared equivalent ({m.where}: {m.snippet}) but "
                             f"the corpus kills it ({m.killer or m.detail}): remove it from the "

@@ -677,3 +677,58 @@ def test_ci_strength_script_runs_the_touched_model_files(tmp_path):
     assert "--sample" in text and "--fail-under 100" in text and "'model/*.py'" in text
     assert not re.search(r"^\s*make test", text, re.M)   # run by .ci/run after the tests
     assert ".ci/strength" in (S.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+CLASSES_TINY = '''"""Refusals and names. Clauses: 5.1."""
+class G:
+    def refuse(self, clause, message):
+        raise ValueError(clause)
+
+
+def check(n, who):
+    """5.1"""
+    g = G()
+    if n > 3:
+        g.refuse("5.1", f"{n} is more than {3 + 0} ({len(who) > 1})")
+    if who == "A":
+        return n
+    if who == "longname":
+        return -n
+    return 0
+'''
+
+
+def test_run_classes_refusal_text_and_cached_literals(tiny):
+    """The classes whose mutants run (`refusal-message`, `cached-literal-identity`): a survivor
+    in one is equivalent by the class, a killed one is killed, and mutants of the same kinds
+    outside the classes (the refusal's guard; an identity mutant with a longer literal, which only
+    interning makes the same object here) are not."""
+    (tiny["dir"] / "core.py").write_text(CLASSES_TINY, encoding="utf-8")
+    cases = [{"id": "5.1/a", "clause": "5.1", "fn": "check", "args": [1, "A"], "want": 1},
+             {"id": "5.1/long", "clause": "5.1", "fn": "check", "args": [2, "longname"], "want": -2}]
+    tiny["eq"].write_text("""
+rules:
+  - where: refusal-message
+    reason: the text of a refusal is not judged
+  - where: cached-literal-identity
+    reason: one object of each cached literal
+mutants: []
+""", encoding="utf-8")
+    ops = ["core/ReplaceBinaryOperator_Add_Sub", "core/ReplaceComparisonOperator_Gt_GtE",
+           "core/ReplaceComparisonOperator_Eq_Is", "core/ReplaceComparisonOperator_Eq_IsNot"]
+    oracle = TinyOracle(tiny["root"], tiny["pkg"], cases)
+    data = S.run(package_dir=tiny["dir"], oracle=oracle, operators=ops, cache_dir=None,
+                 equivalent=tiny["eq"], workers=1, mutant_timeout=2, known=lambda c: True,
+                 title_of=lambda c: c.split(".")[0])
+    got = sorted((m["line"], m["operator"].split("_", 1)[1], m["status"], m["equivalent_by"])
+                 for m in data["mutants"])
+    assert got == [
+        (10, "Gt_GtE", S.SURVIVED, None),                 # the refusal's guard: not in a class
+        (11, "Add_Sub", S.EQUIVALENT, "rule"),            # 3 - 0 in the text of the refusal
+        (11, "Gt_GtE", S.EQUIVALENT, "rule"),             # len(who) >= 1 in the text
+        (12, "Eq_Is", S.EQUIVALENT, "rule"),              # who is "A": a cached one-character str
+        (12, "Eq_IsNot", S.KILLED, None),                 # run: the corpus kills it
+        (14, "Eq_Is", S.SURVIVED, None),                  # "longname": interned here, but not in the class
+        (14, "Eq_IsNot", S.KILLED, None),
+    ], got
+    assert data["problems"] == []
