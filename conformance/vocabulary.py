@@ -351,7 +351,7 @@ CARD_FIELDS: dict[str, str] = {
     "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; [hkk-effects.md](hkk-effects.md#continuous-effects-the-card-field-continuous))",
     "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; [hkk-effects.md](hkk-effects.md#replacement-effects-the-card-field-replace))",
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
-    "colors": "project addition: the card's colours; a card of two colours is both (rb7:ketszinu-lapok) and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
+    "colors": "project addition: the card's colours, one or two (rb7:ketszinu-lapok); a card of two colours is both and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "condition": "project addition: the card's play conditions, each `{colors: [...]}`, `{controls: {kind, subtype, icon}}` (a card so described under the player's control in play) or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "play_as": "project addition: kind → the card's fields in another form it may be played as (`play.as`; rb7:ketfelekeppen-hasznalhato-lapok, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
     "modes": "project addition: the modes of a modal card, `[{effects, needs_target}]`, one chosen at its play (`play.mode`; 111.7, [hkk-cards.md](hkk-cards.md#modal-spells-modes-1117))",
@@ -404,7 +404,7 @@ V2_KEYWORDS: dict[str, Keyword] = {
     "no_reaction": Keyword(("to",), "132.14", "hkk-case/2: nothing may react to the card's play or to the permanent's abilities; `to`: `any` (default), `spells` (no reaction spell), `abilities` (no reaction ability)"),
 }
 V2_ABILITY_FIELDS: dict[str, str] = {
-    "trigger": "hkk-case/2: an automatic ability (133.0): the event pattern that sets it off (`$self`, `$controller`, `$opponent` stand for the card, its controller, the other player); with a `cost` it is an activated related effect (4.24.3.0)",
+    "trigger": "hkk-case/2: an automatic ability (133.0): the event pattern that sets it off (`$self`, `$controller`, `$opponent` stand for the card, its controller, the other player); its `event` is any event but the records of automatic abilities themselves (`triggered`, `missed`, `made_up`), which set none off; with a `cost` it is an activated related effect (4.24.3.0)",
     "immediately": "hkk-case/2: with `trigger`: carried out at once, before the rest of the action and its reactions (133.2)",
     "reaction": "hkk-case/2: `true`: also usable as a reaction; `only`: only as a reaction (137.2); an ability with a `prevent` step is always one (137.3)",
     "on_play": "hkk-case/2: `true`: usable only right after the card's successful play, before any other action but reactions (137)",
@@ -432,6 +432,9 @@ V2_EVENTS: dict[str, Event] = {
     "combat_ability_declared": _ev("card target amount element player", "card target amount",
                                    "hkk-case/2: a combat ability declared in IV; it takes effect with the others when IV ends (rb7:harci-fazis.IV)"),
 }
+# the records of automatic abilities themselves: no automatic ability is set off by one, so a
+# trigger may not name them (docs/spec/hkk-reactions.md, "Readings the kit chose")
+AUTOMATIC_RECORDS = ("triggered", "missed", "made_up")
 V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",)}
 V2_THEN_FIELDS: dict[str, str] = {
     "queue": "hkk-case/2: the reaction queue, bottom first: `[{id, kind, player, card, ability, targets, answers, reaction, with, from, prevented, modify}]` (4.21.1)",
@@ -871,7 +874,7 @@ def generated_schema(current: dict | None = None) -> dict:
                        "description": CARD_FIELDS["replace"]}
     card["just_damaged"] = {"type": "boolean", "description": CARD_FIELDS["just_damaged"]}
     names = {"type": "array", "items": {"type": "string", "minLength": 1}}
-    card["colors"] = {**names, "description": CARD_FIELDS["colors"]}
+    card["colors"] = {**names, "maxItems": 2, "description": CARD_FIELDS["colors"]}
     card["icons"] = {"type": "array", "items": {"enum": list(ICONS)}, "description": CARD_FIELDS["icons"]}
     card["condition"] = {"type": "array", "description": CARD_FIELDS["condition"], "items": {
         "type": "object", "minProperties": 1, "maxProperties": 1,
@@ -933,7 +936,8 @@ def generated_schema_v2(v1: dict | None = None) -> dict:
     ab = d["ability"]
     nonneg = {"type": "integer", "minimum": 0}
     ab["properties"].update({
-        "trigger": {"type": "object", "required": ["event"], "properties": {"event": {"enum": list(vocabulary(2)["events"])}},
+        "trigger": {"type": "object", "required": ["event"],
+                    "properties": {"event": {"enum": [e for e in vocabulary(2)["events"] if e not in AUTOMATIC_RECORDS]}},
                     "description": V2_ABILITY_FIELDS["trigger"]},
         "immediately": {"type": "boolean", "description": V2_ABILITY_FIELDS["immediately"]},
         "reaction": {"enum": [True, False, "only"], "description": V2_ABILITY_FIELDS["reaction"]},

@@ -122,6 +122,51 @@ def test_extension_counters_are_accepted_and_do_nothing_by_themselves():
     assert res.errors == [] and len(res.cases) == 1
 
 
+def v2_trigger_file(event: str) -> str:
+    return textwrap.dedent(f"""\
+        format: hkk-case/2
+        cases:
+          - id: "133.0/v"
+            clause: "133.0"
+            title: "t"
+            given:
+              players:
+                A: {{table: [w1]}}
+              cards:
+                w1: {{kind: building, hp: 4, abilities: [{{keyword: echo, trigger: {{event: {event}}}, effects: [{{gain_vp: {{player: A, amount: 1}}}}]}}]}}
+            when: []
+            then: {{}}
+        """)
+
+
+@pytest.mark.parametrize("event", vocab.AUTOMATIC_RECORDS)
+def test_a_trigger_may_not_name_a_record_of_automatic_abilities(event):
+    # hkk-reactions.md: `triggered`, `missed`, `made_up` set no automatic ability off
+    errs = errors_of(v2_trigger_file(event))
+    pointer = "/cases/0/given/cards/w1/abilities/0/trigger/event"
+    hits = [e for e in errs if e.split("|")[1] == pointer]
+    assert hits and f"'{event}' is not one of" in hits[0], errs
+    assert hits[0].split("|")[0] == "10"                           # the line of the card
+
+
+def test_a_trigger_names_any_other_event():
+    assert vocab.AUTOMATIC_RECORDS == ("triggered", "missed", "made_up")
+    for event in ("damaged", "decision_pending", "queued", "moved"):
+        assert errors_of(v2_trigger_file(event)) == [], event
+
+
+def test_a_card_has_one_or_two_colours():
+    # hkk-effects.md, play conditions (rb7:ketszinu-lapok): at most two
+    for colors in ("[red]", "[red, green]"):
+        assert errors_of(case_file(f"{{kind: creature, damage: 1, hp: 1, colors: {colors}}}")) == []
+    errs = errors_of(case_file("{kind: creature, damage: 1, hp: 1, colors: [red, green, blue]}"))
+    hits = [e for e in errs if e.split("|")[1] == "/cases/0/given/cards/c1/colors"]
+    assert hits and "is too long" in hits[0], errs
+    # a {colors} play condition names any number of colours
+    cond = "{kind: creature, damage: 1, hp: 1, condition: [{colors: [red, green, blue]}]}"
+    assert errors_of(case_file(cond)) == []
+
+
 def test_the_whole_corpus_still_loads():
     res = load_files()
     assert res.errors == [], [str(e) for e in res.errors[:5]]
@@ -237,7 +282,8 @@ def test_every_move_cause_of_the_engine_is_in_the_vocabulary():
 
 def test_every_keyword_the_engine_reads_is_in_the_vocabulary():
     src = _model_source()
-    used = set(re.findall(r"(?:entries|has|ability_entries|has_ability)\([^()]*?,\s*\"([a-z_]+)\"\)", src))
+    # a word boundary first: continuous._entries(state, frozen, "number") reads an entry kind, not a keyword
+    used = set(re.findall(r"\b(?:entries|has|ability_entries|has_ability)\([^()]*?,\s*\"([a-z_]+)\"\)", src))
     assert len(used) > 10, used
     assert used <= set(vocab.KEYWORDS), sorted(used - set(vocab.KEYWORDS))
 
