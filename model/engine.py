@@ -98,14 +98,22 @@ def _choose(g: Game, a: dict[str, Any], by: str) -> None:
         args["value"] = a["value"]
     st.pending = None
     _dispatch(g, verb, args, pend.get("by", by))
-    for rest in pend.get("then") or []:          # the card's effects after the decision (4.23.5)
+    _carry_on(g, pend)
+
+
+def _carry_on(g: Game, pend: dict[str, Any]) -> None:
+    """What waited for a decision, once it is answered or its default taken: the card's effects
+    after it (4.23.5), the automatic abilities set off before it (133.0), the reaction queue if
+    it was resolving."""
+    st = g.state
+    for rest in pend.get("then") or []:
         if st.pending is not None:               # a new decision opened: the rest waits for it
             st.pending.setdefault("then", []).append(rest)
             continue
         resume_effects(g, rest)
     if pend.get("then_triggers"):                # automatic abilities that waited (model/triggers.py)
         triggers.run_list(g, pend["then_triggers"], g.watch)
-    bidding.resume(g)                            # the reaction queue, if it was resolving
+    bidding.resume(g)
 
 
 def _dispatch(g: Game, verb: str, args: dict[str, Any], by: str) -> None:
@@ -203,6 +211,7 @@ def fall_back(g: Game) -> None:
         st.pending = None
         (verb, args), = pend["step"].items()
         _dispatch(g, verb, {**args, "value": pend["default"]}, pend.get("by", st.active))
+        _carry_on(g, pend)
         open_muscle_decision(g)
 
 
