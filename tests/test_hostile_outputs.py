@@ -76,10 +76,13 @@ def test_an_output_under_a_file_is_exit_5_in_one_line(place, capsys, name):
 
 def _limited(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedProcess:
     """``kodex ARGS`` with a file-size limit of ``limit`` bytes (RLIMIT_FSIZE: writing beyond
-    it fails with EFBIG, as on a full disk)."""
+    it fails with EFBIG, as on a full disk). It writes no bytecode: Python writes a ``.pyc``
+    with one unchecked write, so under the limit a module compiled afresh (the first run after
+    a change) left a cut ``.pyc`` in the session's shared bytecode cache ("marshal data too
+    short" in every later process)."""
     def limit_size():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), KODEX_NO_CACHE="1")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), KODEX_NO_CACHE="1", PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, preexec_fn=limit_size)
 
