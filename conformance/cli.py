@@ -46,9 +46,9 @@ Subcommands:
     whose outcome depends on it (``conformance.readings``).
 ``merge A.json B.json … --json OUT``
     join the results files of one run split with ``--shard`` into one
-    (``hkk-results/2``; totals recomputed from the cases). Inputs that
-    overlap (a case twice) or disagree (kit, implementation, profile, ruleset)
-    are refused: exit 2, nothing written. Otherwise the exit status is
+    (``hkk-results/2``; totals, verdicts and skip reasons recomputed from the cases). Inputs
+    that overlap (a case twice) or disagree (kit, implementation, profile, declared features,
+    ruleset) are refused: exit 2, nothing written. Otherwise the exit status is
     ``kodex run``'s for the merged cases: 3 when an input says the
     implementation was unavailable or the harness gave up, 1 a fail, error,
     timeout or xpass, 4 nothing tested, 0.
@@ -846,6 +846,7 @@ def cmd_merge(args) -> int:
         return EXIT_INPUT
     atomicio.write_text(args.json, atomicio.json_text(merged))
     console.print(totals_text(merged["totals"], merged["duration_ms"] / 1000.0))
+    print_skip_reasons(console, merged.get("skip_reasons") or {})
     console.print(Text(f"{len(named)} results files merged into {safe_text(args.json)}",
                        style="dim"))
     return merged_exit_code(merged)

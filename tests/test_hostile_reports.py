@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import runner
 from reports import amendment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,9 +135,10 @@ def _results(n: int = 12, **extra) -> dict:
     from conformance.loader import load_files
     cases = load_files([ROOT / "conformance" / "corpus" / "kodex-04a-alapfogalmak.yaml"]).cases[:n]
     data = {"schema": "hkk-results/2", "implementation": {"name": "tiny", "version": "1"},
-            "ruleset": "kodex", "cases": [{"case_id": c.id, "clause": c.clause, "title": c.title,
-                                          "file": str(c.file), "line": c.line, "outcome": "pass"}
-                                         for c in cases]}
+            "ruleset": "kodex", "started": "2026-11-27T00:00:00+00:00",
+            "cases": [{"case_id": c.id, "clause": c.clause, "title": c.title,
+                       "file": str(c.file), "line": c.line, "outcome": "pass"} for c in cases],
+            "totals": runner.tally(["pass"] * len(cases))}
     data.update(extra)
     return data
 
@@ -290,12 +292,12 @@ def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("spoil, needle", [
     (lambda d: d["cases"][1].update(outcome="mystery"), "/cases/1/outcome"),
-    (lambda d: d["cases"].append(dict(d["cases"][0])), "twice"),
+    (lambda d: d["cases"].append(dict(d["cases"][0])), "/cases/4/case_id: the case id"),
 ])
 def test_report_refuses_unknown_outcomes_and_ids_twice(tmp_path, capsys, spoil, needle):
-    """`kodex report` reads a results file from outside bounded and strict
-    (conformance.results_io.read_json_file): an unknown outcome or a case twice is exit 2, the
-    file named, nothing written."""
+    """`kodex report` reads a results file as every command does
+    (conformance.results_io.read_results): an unknown outcome or a case twice is exit 2, the
+    file and the JSON pointer named, nothing written."""
     from conformance import cli
     data = _results(4)
     spoil(data)

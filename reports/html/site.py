@@ -112,40 +112,17 @@ def _read_json(path: str | Path, what: str) -> Any:
 
 
 def load_results(path: str | Path) -> dict:
-    """A results file (``hkk-results/1`` or ``/2``), checked enough to report on: read as every
-    command reads a file from outside (a regular file, bounded, strict JSON:
-    ``conformance.results_io.read_json_file``), then the fields the pages use — each case an
-    object with a ``case_id`` and a known ``outcome``, no ``case_id`` twice. A report also takes
-    the small results files people write by hand, so the whole results schema is not required
-    (``kodex diff`` and ``merge``, which compute with every field, use ``read_results``)."""
-    data = _read_json(path, "results file")
-    if not isinstance(data, dict):
-        raise ReportInputError(f"{path}: a results file is a JSON object")
-    schema = data.get("schema")
-    if schema not in ACCEPTED_SCHEMAS:
-        raise ReportInputError(f"{path}: field 'schema' is {schema!r}; expected one of "
-                               + ", ".join(ACCEPTED_SCHEMAS))
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise ReportInputError(f"{path}: field 'cases' must be a list")
-    seen: set[str] = set()
-    for i, c in enumerate(cases):
-        if not isinstance(c, dict):
-            raise ReportInputError(f"{path}: cases[{i}] is not an object")
-        for key in ("case_id", "outcome"):
-            if not isinstance(c.get(key), str) or not c.get(key):
-                raise ReportInputError(f"{path}: cases[{i}].{key} is missing or not a string")
-        if c["outcome"] not in WORDS:
-            raise ReportInputError(f"{path}: /cases/{i}/outcome: {c['outcome'][:80]!r} is not an "
-                                   f"outcome ({', '.join(WORDS)})")
-        if c["case_id"] in seen:
-            raise ReportInputError(f"{path}: /cases/{i}/case_id: {c['case_id'][:200]!r} twice "
-                                   "(a later outcome would hide an earlier one)")
-        seen.add(c["case_id"])
-    impl = data.get("implementation")
-    if impl is not None and not isinstance(impl, dict):
-        raise ReportInputError(f"{path}: field 'implementation' must be an object")
-    return data
+    """A results file (``hkk-results/1`` or ``/2``), read and checked as every command that takes
+    one reads it (``conformance.results_io.read_results``: a regular file, bounded, strict JSON,
+    the results schema, an implementation within the limits of a ``hello``, no case id twice,
+    totals that agree with the cases); a problem is a :class:`ReportInputError` naming the file
+    and the JSON pointer (docs/spec/hkk-results.md, "Reading a results file")."""
+    from conformance.infile import InputFileError
+    from conformance.results_io import read_results
+    try:
+        return read_results(path)
+    except InputFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def load_strength(path: str | Path) -> dict:
