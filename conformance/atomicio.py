@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["write_text", "write_bytes", "write_json", "write_pair", "json_text", "digest",
-           "OutputError", "EXIT_OUTPUT", "open_new", "NewFile"]
+           "OutputError", "EXIT_OUTPUT", "open_new", "NewFile", "writing"]
 
 EXIT_OUTPUT = 5     # an output that cannot be written (no command uses 5 for anything else)
 
@@ -49,6 +49,17 @@ class OutputError(Exception):
         super().__init__(f"cannot write {path}: {reason}")
         self.path = str(path)
         self.reason = reason
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike):
+    """A block that writes ``path`` (or into it) by other means than this module's (a page of
+    the HTML site, a scratch copy): an ``OSError`` in it — a full disk, a read-only place, a
+    file-size limit, no permission — becomes :class:`OutputError` naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
 
 
 def _reason(exc: BaseException) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conformance import runner
+from conformance.atomicio import OutputError
 from reports import amendment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,11 +273,30 @@ def test_a_swap_that_fails_puts_everything_back(tmp_path, monkeypatch):
             raise OSError(16, "Device or resource busy")
         return real(src, dst)
     monkeypatch.setattr(site.os, "rename", rename)
-    with pytest.raises(site.ReportInputError, match="earlier site is unchanged"):
+    with pytest.raises(OutputError, match="earlier site is unchanged"):    # exit 5
         site.build_site([_results(3)], out)
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o027, 0o750), (0o077, 0o700)])
+def test_the_site_directory_gets_the_mode_mkdir_would_give(tmp_path, umask, mode):
+    """It is built in a temporary directory (created 0700) and renamed into place: a web server
+    running as another user could not read the site. New or replaced, it gets 0777 less the
+    umask, as its pages do."""
+    from reports.html import site
+    out = tmp_path / "site"
+    old = os.umask(umask)
+    try:
+        site.build_site([_results(2)], out, case_pages=False)
+        assert oct(out.stat().st_mode & 0o7777) == oct(mode)
+        os.chmod(out, 0o700)
+        site.build_site([_results(2)], out, case_pages=False)      # replaced whole
+        assert oct(out.stat().st_mode & 0o7777) == oct(mode)
+        assert oct((out / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~umask)
+    finally:
+        os.umask(old)
 
 
 def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch):
