@@ -29,9 +29,7 @@ JSON is written strictly (:func:`json_text`, ``conformance.strictjson``): never 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +75,7 @@ def _reason(exc: BaseException) -> str:
 
 def _tmp_for(path: Path) -> tuple[int, str]:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile          # (imported when a file is written: kodex --help imports this module)
     return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
 
 
@@ -140,6 +139,7 @@ def json_text(data: Any) -> str:
 
 
 def digest(text: str) -> str:
+    import hashlib
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
