@@ -1961,9 +1961,9 @@ def _swap_in(build: Path, target: Path, written: list[str], out: Path | None = N
         return
     ours = set(written) | {MANIFEST, "cases"}
     manifest = target / MANIFEST
-    earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
     moved: list[str] = []
     try:
+        earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
         for entry in sorted(os.scandir(target), key=lambda en: en.name):
             name = entry.name
             if name in ours or name in earlier or name.startswith(f".{target.name}.building-"):
