@@ -1007,7 +1007,8 @@ EXAMPLES = {
 WRITES = {
     "run": """writes: --json FILE (hkk-results/2; with --impl its stderr beside it, FILE.stderr.log, else
   reports/runs/<name>.stderr.log), --junit FILE, --ndjson FILE, --coverage: reports/coverage.*""",
-    "coverage": "writes: coverage.md and coverage.json in --out (default reports/ of the working directory)",
+    "coverage": "writes: coverage.md and coverage.json in --out (default reports/ of the working "
+                "directory)",
     "diff": "writes: --json: the comparison (to FILE, or stdout)",
     "merge": "writes: --json OUT",
     "report": "writes: the site into --out, replaced whole (built beside it, then swapped in)",

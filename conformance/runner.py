@@ -890,8 +890,8 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
     disagree on the kit, implementation, profile, declared features or ruleset
     (``_MERGE_SAME``), or that hold the same case twice. The totals, ``verdicts``,
     ``skip_reasons`` and per-observation tallies are recomputed from the cases (the sums of
-    the inputs', which agree with their cases); ``duration_ms`` is the sum of the inputs'; ``started`` the
-    earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
+    the inputs', which agree with their cases); ``duration_ms`` is the sum of the inputs';
+    ``started`` the earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
     first input's that has one (with the file named). The inputs are results files as
     ``conformance.results_io.read_results`` gives them (valid, totals that agree)."""
     if not named:

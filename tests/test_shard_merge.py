@@ -85,7 +85,8 @@ def test_shards_then_merge_equal_the_whole_run(corpus, tmp_path, capsys):
 def _results(tmp_path, name, **changes) -> Path:
     data = {"schema": "hkk-results/2", "kit": {"name": "hkk-kodex", "version": "0.1.0"},
             "implementation": {"name": "x"}, "profile": ["state"], "profile_declared": False,
-            "features": ["continuous", "lasting"], "features_declared": True, "ruleset": "kodex", "started": "2024-01-01T00:00:00+00:00",
+            "features": ["continuous", "lasting"], "features_declared": True, "ruleset": "kodex",
+            "started": "2024-01-01T00:00:00+00:00",
             "finished": "2024-01-01T00:00:01+00:00", "duration_ms": 5.0, "gave_up": None,
             "unavailable": None, "cases": [], "totals": {}, "profiles": {}}
     data.update(changes)

@@ -170,7 +170,8 @@ def test_junit_says_how_many_cases_got_a_verdict_and_why_the_rest_were_skipped(s
     props = {p.get("name"): p.get("value") for p in suite.find("properties")}
     n, judged = len(data["cases"]), data["verdicts"]
     assert judged < n
-    assert props["kodex.verdicts"] == f"{judged} of {n} cases got a verdict ({100 * judged / n:.1f}%)"
+    assert props["kodex.verdicts"] == \
+        f"{judged} of {n} cases got a verdict ({100 * judged / n:.1f}%)"
     assert props["kodex.skipped.verb:attack"] == str(n - judged)
     assert int(suite.get("skipped")) == n - judged
 
