@@ -242,6 +242,15 @@ def profile_tallies(outcomes: Iterable) -> dict:
     return {k: out[k] for k in ALL_OBSERVATIONS if k in out}
 
 
+def case_counts(cases: list[dict]) -> dict:
+    """What a results file counts of its cases (dicts, as the file holds them): ``totals``,
+    ``verdicts``, ``skip_reasons`` and ``profiles`` — made again from the cases by ``kodex
+    merge``; a file whose counts disagree with its cases is refused (``conformance.results_io``)."""
+    totals = tally(c.get("outcome") for c in cases)
+    return {"totals": totals, "verdicts": verdict_count(totals),
+            "skip_reasons": skip_reasons(cases), "profiles": profile_tallies(cases)}
+
+
 def kit_info() -> dict:
     from conformance.serve import package_version
     return {"name": "hkk-kodex", "version": package_version()}
@@ -930,11 +939,8 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
         "gave_up": gave_up,
         "unavailable": unavailable,
         "cases": cases,
-        "totals": tally(c.get("outcome") for c in cases),
-        "profiles": profile_tallies(cases),
+        **case_counts(cases),
     })
-    merged["verdicts"] = verdict_count(merged["totals"])
-    merged["skip_reasons"] = skip_reasons(cases)
     given = {k for k in _MERGED_IF_GIVEN if any(k in d for _, d in named)}
     return {k: merged[k] for k in _MERGED_FIELDS if k not in _MERGED_IF_GIVEN or k in given}
 

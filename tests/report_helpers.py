@@ -67,14 +67,9 @@ def agreeing(data: dict) -> dict:
     """``data`` with its counts of the cases (totals, verdicts, skip reasons, profiles) made
     again from its cases, as kodex run writes them: a file every command reads
     (conformance.results_io.read_results refuses counts that disagree)."""
-    from conformance.runner import profile_tallies, skip_reasons, tally, verdict_count
-    out = dict(data)
-    out["totals"] = tally(c["outcome"] for c in out["cases"])
-    if out.get("schema") == "hkk-results/2":
-        out["verdicts"] = verdict_count(out["totals"])
-        out["skip_reasons"] = skip_reasons(out["cases"])
-        out["profiles"] = profile_tallies(out["cases"])
-    else:                    # what an hkk-results/1 file had
+    from conformance.runner import case_counts
+    out = {**data, **case_counts(data["cases"])}
+    if out.get("schema") != "hkk-results/2":     # what an hkk-results/1 file had
         for key in ("verdicts", "skip_reasons", "features", "features_declared"):
             out.pop(key, None)
         out["totals"] = {k: v for k, v in out["totals"].items() if k != "not_run" or v}
