@@ -29,14 +29,12 @@ JSON is written strictly (:func:`json_text`, ``conformance.strictjson``): never 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 __all__ = ["write_text", "write_bytes", "write_json", "write_pair", "json_text", "digest",
-           "OutputError", "EXIT_OUTPUT", "open_new", "NewFile"]
+           "OutputError", "EXIT_OUTPUT", "open_new", "NewFile", "writing"]
 
 EXIT_OUTPUT = 5     # an output that cannot be written (no command uses 5 for anything else)
 
@@ -49,6 +47,17 @@ class OutputError(Exception):
         super().__init__(f"cannot write {path}: {reason}")
         self.path = str(path)
         self.reason = reason
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike):
+    """A block that writes ``path`` (or into it) by other means than this module's (a page of
+    the HTML site, a scratch copy): an ``OSError`` in it — a full disk, a read-only place, a
+    file-size limit, no permission — becomes :class:`OutputError` naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
 
 
 def _reason(exc: BaseException) -> str:
@@ -66,6 +75,7 @@ def _reason(exc: BaseException) -> str:
 
 def _tmp_for(path: Path) -> tuple[int, str]:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile          # (imported when a file is written: kodex --help imports this module)
     return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
 
 
@@ -129,6 +139,7 @@ def json_text(data: Any) -> str:
 
 
 def digest(text: str) -> str:
+    import hashlib
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

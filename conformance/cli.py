@@ -46,9 +46,9 @@ Subcommands:
     whose outcome depends on it (``conformance.readings``).
 ``merge A.json B.json … --json OUT``
     join the results files of one run split with ``--shard`` into one
-    (``hkk-results/2``; totals recomputed from the cases). Inputs that
-    overlap (a case twice) or disagree (kit, implementation, profile, ruleset)
-    are refused: exit 2, nothing written. Otherwise the exit status is
+    (``hkk-results/2``; totals, verdicts and skip reasons recomputed from the cases). Inputs
+    that overlap (a case twice) or disagree (kit, implementation, profile, declared features,
+    ruleset) are refused: exit 2, nothing written. Otherwise the exit status is
     ``kodex run``'s for the merged cases: 3 when an input says the
     implementation was unavailable or the harness gave up, 1 a fail, error,
     timeout or xpass, 4 nothing tested, 0.
@@ -84,7 +84,7 @@ its help: docs/commands.md, generated from :func:`build_parser` (``conformance.c
 Paths default to the corpus, ``conformance/corpus``; a directory stands for
 every ``*.yaml``/``*.yml`` file under it (``conformance.loader.case_files``). An unknown
 command gets the nearest one (exit 2); each command's ``--help`` ends with examples, its exit
-statuses and what it writes (``EPILOGS``). Results files are read with
+statuses (one table, ``EXIT_STATUSES``) and what it writes. Results files are read with
 ``conformance.results_io.read_results``. Any command whose output cannot be written exits 5 with
 one line naming the file and the reason (``conformance.atomicio.OutputError``, one wrapper in
 :func:`main`).
@@ -108,6 +108,7 @@ from rich.table import Table
 from rich.text import Text
 
 from conformance import extras, shadowing
+from conformance.atomicio import EXIT_OUTPUT
 from conformance.terminal import safe_text
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -846,6 +847,7 @@ def cmd_merge(args) -> int:
         return EXIT_INPUT
     atomicio.write_text(args.json, atomicio.json_text(merged))
     console.print(totals_text(merged["totals"], merged["duration_ms"] / 1000.0))
+    print_skip_reasons(console, merged.get("skip_reasons") or {})
     console.print(Text(f"{len(named)} results files merged into {safe_text(args.json)}",
                        style="dim"))
     return merged_exit_code(merged)
@@ -957,75 +959,133 @@ def _delegate(name: str, argv: list[str]) -> int:
 # --------------------------------------------------------------------------
 # the parser
 
-# each command's help ends with examples, its exit statuses and what it writes
-EPILOGS = {
+# each command's help ends with examples, its exit statuses (EXIT_STATUSES) and what it writes
+EXAMPLES = {
     "clauses": """examples:
   kodex clauses --section 136             the points of title 136
   kodex clauses --grep regenerálódás      clauses whose title or text says it (accents ignored)
   kodex clauses --grep Semmi --part II    a capital letter makes the search case-sensitive
-  kodex clauses --findings                the quirks of the vendored texts
-exit status: 0 listed; 1 --grep found nothing; 2 bad usage. Writes nothing.""",
+  kodex clauses --findings                the quirks of the vendored texts""",
     "clause": """examples:
   kodex clause 4.8.4                      the text, the code that implements it, the cases citing it
   kodex clause 136.8.                     as the Kódex writes it (final dot), mk:5.11.b, rb7:regenerálódás
-  kodex clause regenerálódás              not an id: the clauses whose text contains it
-exit status: 0 shown; 2 unknown clause (with the nearest ids). Writes nothing.""",
+  kodex clause regenerálódás              not an id: the clauses whose text contains it""",
     "check": """examples:
   kodex check                             the whole corpus
-  kodex check my-cases.yaml               one file: file, line and field of every error
-exit status: 0 every case valid; 2 input errors. Writes nothing.""",
+  kodex check my-cases.yaml               one file: file, line and field of every error""",
     "run": """examples:
   kodex run -q                            the corpus on the reference engine, failures only
   kodex run --clause 4.8 -k void          a selection
   kodex run --impl "./my-engine --stdio" --xfail my-xfail.txt --json reports/runs/mine.json
   kodex run --ruleset kodex-mk            under another reading of the conflicts register
-  kodex run --compare-rulesets            the cases whose outcome depends on the ruleset
-exit status: 0 every case that ran passed (at least one tested); 1 a fail, error, timeout or
-  xpass; 2 invalid input (a case file's errors, a selection or xfail entry matching no case, a bad
-  option, an unknown ruleset); 3 the implementation unusable or given up (cases NOT RUN);
-  4 nothing tested (every case skipped). --compare-rulesets: 0 compared, 2 invalid input.
-writes: --json FILE (hkk-results/2; with --impl its stderr beside it, FILE.stderr.log, else
-  reports/runs/<name>.stderr.log), --junit FILE, --ndjson FILE, --coverage: reports/coverage.*""",
+  kodex run --compare-rulesets            the cases whose outcome depends on the ruleset""",
     "explain": """examples:
   kodex explain -k 136.8/regeneration     a corpus case, step by step, each event with its clause
   kodex explain situation.yaml            a case file; then may be left out
   kodex explain - < situation.yaml        YAML on standard input: a case, or just given and when
   kodex explain -k 4.15.1 --all-rulesets  where the readings of the conflicts register disagree
-  kodex explain situation.yaml --json     hkk-explain/1 for tools
-exit status: 0 explained (and every then given holds); 1 a then does not hold; 2 bad input (file,
-  YAML, case, -k matching nothing, unknown ruleset). Writes nothing.""",
+  kodex explain situation.yaml --json     hkk-explain/1 for tools""",
     "serve": """example:
-  kodex run --impl "kodex serve"           the reference engine through the protocol
-exit status: 0 after bye or the end of input. Writes nothing.""",
+  kodex run --impl "kodex serve"           the reference engine through the protocol""",
     "coverage": """examples:
   kodex coverage                          the corpus's clause coverage per Kódex title
-  kodex coverage --results reports/runs/mine.json   with an implementation's own pass rates
-exit status: 0 written; 1 a results file without cases; 2 input errors.
-writes: coverage.md and coverage.json in --out (default reports/ of the working directory)""",
+  kodex coverage --results reports/runs/mine.json   with an implementation's own pass rates""",
     "diff": """example:
-  kodex diff reports/runs/old.json reports/runs/new.json
-exit status: 0 no regression; 1 a regression (a pass became a fail, error, timeout or xfail);
-  2 an unreadable file; 3 passes lost only to skips or cases not run. --json: the comparison.""",
+  kodex diff reports/runs/old.json reports/runs/new.json""",
     "merge": """example:
-  kodex merge results-*.json --json results.json      join the slices of kodex run --shard K/N
-exit status: as kodex run for the merged cases (0, 1, 3, 4); 2 inputs that overlap or disagree
-  (nothing written). writes: --json OUT""",
+  kodex merge results-*.json --json results.json      join the slices of kodex run --shard K/N""",
     "report": """examples:
   kodex report --results reports/runs/reference.json --out reports/site
   kodex report --results reports/runs/reference.json --results reports/runs/mine.json \\
-      --prove reports/prove.json --amendment reports/amendment.json --out reports/site
-exit status: 0 written; 1 written, but a results file has no case; 2 unusable input (named;
-  nothing written). writes: the site into --out, replaced whole (built beside it, then swapped in)""",
+      --prove reports/prove.json --amendment reports/amendment.json --out reports/site""",
     "amend": """examples:
   kodex amend ~/kodex-2027/               what the amended texts change, and what to review
-  kodex amend ~/kodex-2027/ --apply       also rewrite clause:/also: of the cases after a renumbering
-exit status: 0 nothing cited changed; 1 review needed (a cited clause changed, moved or was
-  removed, a number in a ruleset changed, a source still states the old rule, a clause added that
-  no case covers); 2 bad input (a missing or unreadable file, a document matching no vendored
-  text, a file that is not a regular file or too large).
-writes: amendment.md and amendment.json in --out (default reports/ of the working directory);
+  kodex amend ~/kodex-2027/ --apply       also rewrite clause:/also: of the cases after a renumbering""",
+}
+
+# what each command writes (a command without an entry writes nothing)
+WRITES = {
+    "run": """writes: --json FILE (hkk-results/2; with --impl its stderr beside it, FILE.stderr.log, else
+  reports/runs/<name>.stderr.log), --junit FILE, --ndjson FILE, --coverage: reports/coverage.*""",
+    "coverage": "writes: coverage.md and coverage.json in --out (default reports/ of the working "
+                "directory)",
+    "diff": "writes: --json: the comparison (to FILE, or stdout)",
+    "merge": "writes: --json OUT",
+    "report": "writes: the site into --out, replaced whole (built beside it, then swapped in)",
+    "amend": """writes: amendment.md and amendment.json in --out (default reports/ of the working directory);
   --apply: the corpus's case files (clause:/also: lines only)""",
 }
+
+# an output that cannot be written: the same status for every command that writes one
+# (conformance.atomicio.OutputError; docs/spec/hkk-results.md)
+OUTPUT_STATUS = (EXIT_OUTPUT, "an output cannot be written (a full disk, a read-only place, a "
+                              "file-size limit: one line names it; nothing is half-written)")
+
+# every command's exit statuses (docs/spec/hkk-results.md): the one table its --help is
+# written from (exit_status_help); a code None is a note on the statuses before it
+EXIT_STATUSES: dict[str, tuple[tuple[int | None, str], ...]] = {
+    "clauses": ((0, "listed"), (1, "--grep found nothing"), (2, "bad usage")),
+    "clause": ((0, "shown"), (2, "unknown clause (with the nearest ids)")),
+    "check": ((0, "every case valid"), (2, "input errors")),
+    "run": ((0, "every case that ran passed (at least one tested)"),
+            (1, "a fail, error, timeout or xpass"),
+            (2, "invalid input (a case file's errors, a selection or xfail entry matching no "
+                "case, a bad option, an unknown ruleset)"),
+            (3, "the implementation unusable or given up (cases NOT RUN)"),
+            (4, "nothing tested (every case skipped; with --fail-on-skip, any case skipped)"),
+            OUTPUT_STATUS,
+            (None, "when several apply, the first of 2, 3, 1, 4, 0"),
+            (None, "--compare-rulesets: 0 compared, 2 invalid input")),
+    "explain": ((0, "explained (and every then given holds)"), (1, "a then does not hold"),
+                (2, "bad input (file, YAML, case, -k matching nothing, unknown ruleset)")),
+    "serve": ((0, "after bye or the end of input"),),
+    "coverage": ((0, "written"), (1, "a results file without cases"), (2, "input errors"),
+                 OUTPUT_STATUS),
+    "diff": ((0, "no regression"),
+             (1, "a regression (a pass became a fail, error, timeout or xfail)"),
+             (2, "an unreadable or invalid file"),
+             (3, "passes lost only to skips, cases not run or cases gone from NEW"),
+             OUTPUT_STATUS),
+    "merge": ((None, "as kodex run for the merged cases (0, 1, 3, 4)"),
+              (2, "inputs that overlap or disagree (nothing written)"), OUTPUT_STATUS),
+    "report": ((0, "written"), (1, "written, but a results file has no case"),
+               (2, "unusable input (named; nothing written)"), OUTPUT_STATUS),
+    "amend": ((0, "nothing cited changed"),
+              (1, "review needed (a cited clause changed, moved or was removed, a number in a "
+                  "ruleset changed, a source still states the old rule, a clause added that no "
+                  "case covers)"),
+              (2, "bad input (a missing or unreadable file, a document matching no vendored "
+                  "text, a file that is not a regular file or too large)"),
+              OUTPUT_STATUS),
+}
+
+
+def _wrapped(first: str, text: str, indent: str, width: int = 96) -> list[str]:
+    """``first`` then ``text`` in lines of at most ``width`` characters, the later ones
+    indented by ``indent``."""
+    lines, line = [], first
+    for word in text.split():
+        if line.strip() and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent + word
+        else:
+            line = f"{line} {word}" if line.strip() else line + word
+    return lines + [line]
+
+
+def exit_status_help(command: str) -> str:
+    """The ``exit status:`` lines of ``command``'s --help, from EXIT_STATUSES: one per status."""
+    lines = ["exit status:"]
+    for code, text in EXIT_STATUSES[command]:
+        lines += _wrapped("  " if code is None else f"  {code} ", text, "     ")
+    return "\n".join(lines)
+
+
+def epilog(command: str) -> str:
+    """The end of ``command``'s --help: examples, exit statuses, what it writes."""
+    return "\n".join([EXAMPLES[command], exit_status_help(command),
+                      WRITES.get(command, "Writes nothing.")])
+
 
 PATHS_HELP = "case files or directories (default: the corpus)"
 
@@ -1174,8 +1234,8 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("rest", nargs=argparse.REMAINDER)
         s.set_defaults(func=lambda a, n=name: _delegate(n, a.rest))
     for name, parser in sub.choices.items():
-        if name in EPILOGS:
-            parser.epilog = EPILOGS[name]
+        if name in EXAMPLES:
+            parser.epilog = epilog(name)
             parser.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = ("examples:\n  kodex run -q                      the corpus on the reference engine\n"
                 "  kodex explain -k 136.8/         what happens, and which clause says so\n"

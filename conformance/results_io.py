@@ -16,7 +16,8 @@ pointer and what is wrong (``conformance.infile.InputFileError``, a ``ValueError
   harness keeps (``conformance.bounds``);
 * an ``implementation`` beyond the limits of a ``hello`` (``conformance.bounds``);
 * a case id twice (a failure followed by a pass of the same id would hide the failure);
-* ``totals`` that disagree with the outcomes of the cases.
+* ``totals``, ``verdicts`` or ``skip_reasons`` that disagree with the outcomes of the cases
+  (each is a count of them: ``conformance.runner``).
 
 :func:`read_json_file` is the bounded, strict reader for the other JSON files the commands
 take (``--prove``, ``--amendment``, ``--strength``): the same rules without the schema.
@@ -32,7 +33,8 @@ from typing import Any
 
 from conformance import bounds, strictjson
 from conformance.infile import InputFileError, read_regular
-from conformance.runner import READ_SCHEMAS, RESULTS_SCHEMA, tally
+from conformance.runner import (READ_SCHEMAS, RESULTS_SCHEMA, skip_reasons, tally,
+                                verdict_count)
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "hkk-results-2.schema.json"
 MAX_RESULTS_BYTES = 64 * 1024 * 1024     # a results file (a corpus run writes ~1.3 MB)
@@ -145,15 +147,23 @@ def results_problem(data: Any) -> str | None:
             return (f"/cases/{i}/case_id: the case id {_short(cid, 120)!r} is also at "
                     f"/cases/{seen[cid]} (a case is reported once)")
         seen[cid] = i
-    totals = data.get("totals")            # (an hkk-results/1 file may have none)
-    if totals is None:
-        return None
     counted = tally(c["outcome"] for c in cases)
-    for key, declared in totals.items():
+    totals = data.get("totals")            # (an hkk-results/1 file may have none)
+    for key, declared in (totals or {}).items():
         if declared != counted.get(key, 0):
             return (f"/totals/{key}: {declared}, but {counted.get(key, 0)} of the cases have "
                     f"the outcome {key}")
     for key, n in counted.items():
-        if n and key not in totals:
+        if totals is not None and n and key not in totals:
             return f"/totals: no {key!r}, but {n} of the cases have that outcome"
+    if "verdicts" in data and data["verdicts"] != verdict_count(counted):
+        return (f"/verdicts: {data['verdicts']}, but {verdict_count(counted)} of the cases got "
+                "a verdict")
+    if "skip_reasons" in data:
+        reasons = skip_reasons(cases)
+        for key in sorted(set(data["skip_reasons"]) | set(reasons)):
+            declared, n = data["skip_reasons"].get(key, 0), reasons.get(key, 0)
+            if declared != n:
+                return (f"/skip_reasons/{_pointer([key])[1:]}: {declared}, but {n} of the "
+                        f"skipped cases name {_short(key, 120)!r}")
     return None

@@ -242,6 +242,15 @@ def profile_tallies(outcomes: Iterable) -> dict:
     return {k: out[k] for k in ALL_OBSERVATIONS if k in out}
 
 
+def case_counts(cases: list[dict]) -> dict:
+    """What a results file counts of its cases (dicts, as the file holds them): ``totals``,
+    ``verdicts``, ``skip_reasons`` and ``profiles`` — made again from the cases by ``kodex
+    merge``; a file whose counts disagree with its cases is refused (``conformance.results_io``)."""
+    totals = tally(c.get("outcome") for c in cases)
+    return {"totals": totals, "verdicts": verdict_count(totals),
+            "skip_reasons": skip_reasons(cases), "profiles": profile_tallies(cases)}
+
+
 def kit_info() -> dict:
     from conformance.serve import package_version
     return {"name": "hkk-kodex", "version": package_version()}
@@ -874,16 +883,24 @@ def select_shard(cases: Iterable, index: int, count: int) -> list:
 
 
 # what every results file of one merged run must share
-_MERGE_SAME = ("schema", "kit", "implementation", "profile", "profile_declared", "ruleset")
+_MERGE_SAME = ("schema", "kit", "implementation", "profile", "profile_declared", "features",
+               "features_declared", "ruleset")
+# the fields of a merged results file, in the order ``kodex run --json`` writes them (those an
+# input may lack — written before they were added — are written only when the inputs have them)
+_MERGED_FIELDS = ("schema", "kit", "implementation", "profile", "profile_declared", "features",
+                  "features_declared", "ruleset", "started", "finished", "duration_ms", "gave_up",
+                  "unavailable", "cases", "totals", "verdicts", "skip_reasons", "profiles")
+_MERGED_IF_GIVEN = ("features", "features_declared", "verdicts", "skip_reasons")
 
 
 def merge_results(named: list[tuple[str, dict]]) -> dict:
     """One results file (``hkk-results/2``) from several of one run split in
     shards (``kodex run --shard K/N``). Refuses (ValueError) inputs that
-    disagree on the kit, implementation, profile or ruleset, or that hold the
-    same case twice. The totals and per-observation tallies are recomputed
-    from the cases; ``duration_ms`` is the sum of the inputs'; ``started`` the
-    earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
+    disagree on the kit, implementation, profile, declared features or ruleset
+    (``_MERGE_SAME``), or that hold the same case twice. The totals, ``verdicts``,
+    ``skip_reasons`` and per-observation tallies are recomputed from the cases (the sums of
+    the inputs', which agree with their cases); ``duration_ms`` is the sum of the inputs';
+    ``started`` the earliest, ``finished`` the latest; ``gave_up`` and ``unavailable`` are the
     first input's that has one (with the file named). The inputs are results files as
     ``conformance.results_io.read_results`` gives them (valid, totals that agree)."""
     if not named:
@@ -922,13 +939,10 @@ def merge_results(named: list[tuple[str, dict]]) -> dict:
         "gave_up": gave_up,
         "unavailable": unavailable,
         "cases": cases,
-        "totals": tally(c.get("outcome") for c in cases),
-        "profiles": profile_tallies(cases),
+        **case_counts(cases),
     })
-    return {k: merged[k] for k in ("schema", "kit", "implementation", "profile",
-                                   "profile_declared", "ruleset", "started", "finished",
-                                   "duration_ms", "gave_up", "unavailable", "cases", "totals",
-                                   "profiles")}
+    given = {k for k in _MERGED_IF_GIVEN if any(k in d for _, d in named)}
+    return {k: merged[k] for k in _MERGED_FIELDS if k not in _MERGED_IF_GIVEN or k in given}
 
 
 def exit_status(outcomes: Iterable[str], *, input_errors: bool = False,

@@ -112,7 +112,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import sys
 import tempfile
@@ -295,17 +294,20 @@ def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
                                              for p in base_files]}
     by_base = {r["matches"]: r for r in rows if r["matches"]}
     files = []
-    with tempfile.TemporaryDirectory(prefix="kodex-amend-") as tmp:
+    from conformance.atomicio import writing
+    with writing(Path(tempfile.gettempdir()) / "kodex-amend-…"):   # the scratch directory
+        scratch = tempfile.TemporaryDirectory(prefix="kodex-amend-")
+    with scratch as tmp:
         merged = Path(tmp)
         for p in base_files:                  # each base text, or its amended copy under its name
             row = by_base.get(p.name)
-            shutil.copyfile(Path(row["path"]) if row else p, merged / p.name)
+            _scratch_copy(Path(row["path"]) if row else p, merged / p.name)
             if row is None:
                 files.append({"name": p.name, "matches": p.name, "source_id": _source_id(p.name),
                               "status": "unchanged", "sha256": _sha_file(p)})
         for r in rows:
             if r["status"] == "extra":
-                shutil.copyfile(r["path"], merged / r["name"])
+                _scratch_copy(Path(r["path"]), merged / r["name"])
             files.append({k: r[k] for k in ("name", "matches", "source_id", "status", "sha256",
                                             "part")})
         new_cat = _fresh_catalog(merged)
@@ -316,6 +318,19 @@ def load_catalogs(new_dir: str | Path, base_dir: str | Path | None = None):
         base_cat = _fresh_catalog(base)
     new_info = {"dir": str(new), "files": files}
     return base_cat, new_cat, base_info, new_info
+
+
+def _scratch_copy(source: Path, copy: Path) -> None:
+    """``source`` (a text given: a problem reading it is bad input) copied to ``copy`` in the
+    scratch directory of the amended catalog (an output: a full or read-only temporary
+    directory, a file-size limit is ``conformance.atomicio.OutputError``, exit 5)."""
+    from conformance.atomicio import writing
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise AmendmentInputError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    with writing(f"{copy} (the scratch copy of {source})"):
+        copy.write_bytes(data)
 
 
 def _source_id(name: str) -> str:

@@ -259,6 +259,7 @@ def test_diff(capsys, corpus, tmp_path):
     data["cases"].append({"case_id": "cli/new-one", "clause": "4.2.1", "title": "",
                           "outcome": "pass"})
     data["totals"]["pass"] += 1
+    data["verdicts"] += 1                           # (the counts agree with the cases)
     new.write_text(json.dumps(data), encoding="utf-8")
     capsys.readouterr()
     rc, out = run(capsys, "diff", old, new)

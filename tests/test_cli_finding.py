@@ -81,6 +81,29 @@ def test_help_has_examples_and_exit_codes(command, capsys):
     assert "exit status" in out and ("example" in out), command
 
 
+@pytest.mark.parametrize("command", ["run", "coverage", "report", "merge", "diff", "amend"])
+def test_the_help_of_a_command_that_writes_says_exit_5(command, capsys):
+    """No --help named exit 5 (an output that cannot be written), which each of these gives."""
+    from conformance.atomicio import EXIT_OUTPUT
+    assert cli.main([command, "--help"]) == 0
+    statuses = capsys.readouterr().out.split("exit status:\n", 1)[1]
+    assert f"\n  {EXIT_OUTPUT}  an output cannot be written (a full disk" in "\n" + statuses
+
+
+def test_every_help_lists_the_statuses_of_the_one_table(capsys):
+    """Each command's exit statuses are written from cli.EXIT_STATUSES, every row of it; a command
+    that writes (cli.WRITES) has the status of an output that cannot be written, and only those."""
+    for command, rows in cli.EXIT_STATUSES.items():
+        assert cli.main([command, "--help"]) == 0
+        help_text = capsys.readouterr().out
+        statuses = help_text.split("exit status:\n", 1)[1]
+        for code, text in rows:
+            first = text.split()[0]
+            assert ("  " if code is None else f"  {code}  ") + first in statuses, (command, code)
+    writers = {c for c, rows in cli.EXIT_STATUSES.items() if cli.OUTPUT_STATUS in rows}
+    assert writers == set(cli.WRITES) == {"run", "coverage", "report", "merge", "diff", "amend"}
+
+
 def test_compare_rulesets_lists_the_reading_dependent_cases(capsys, tmp_path):
     out_json = tmp_path / "cmp.json"
     rc, out, _ = _run(["run", "--compare-rulesets", "-k", "4.15.1", "--json", str(out_json)], capsys)

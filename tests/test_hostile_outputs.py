@@ -74,12 +74,16 @@ def test_an_output_under_a_file_is_exit_5_in_one_line(place, capsys, name):
     assert place["blocker"].read_text(encoding="utf-8") == "a file where a folder should be\n"
 
 
-def _limited(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedProcess:
+def _limited(args: list[str], cwd: Path, limit: int, **env: str) -> subprocess.CompletedProcess:
     """``kodex ARGS`` with a file-size limit of ``limit`` bytes (RLIMIT_FSIZE: writing beyond
-    it fails with EFBIG, as on a full disk)."""
+    it fails with EFBIG, as on a full disk). It writes no bytecode: Python writes a ``.pyc``
+    with one unchecked write, so under the limit a module compiled afresh (the first run after
+    a change) left a cut ``.pyc`` in the session's shared bytecode cache ("marshal data too
+    short" in every later process)."""
     def limit_size():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), KODEX_NO_CACHE="1")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), KODEX_NO_CACHE="1", PYTHONDONTWRITEBYTECODE="1",
+               **env)
     return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, preexec_fn=limit_size)
 
@@ -104,6 +108,48 @@ def test_a_file_size_limit_leaves_the_file_before_whole(tmp_path, flag):
         assert out.read_text(encoding="utf-8") == "the previous run's\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.yaml"] + (
         [] if flag == "--ndjson" else ["out"])
+
+
+def _files(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_report_under_a_file_size_limit_is_exit_5_and_the_earlier_site_stays_whole(place, tmp_path):
+    """It was a traceback (OSError: [Errno 27] File too large from a page) and exit 1."""
+    site = tmp_path / "site"
+    assert cli.main(["report", "--results", str(place["results"]), "--out", str(site),
+                     "--no-strength"]) == 0
+    before = _files(site)
+    for out in (site, tmp_path / "new-site"):
+        proc = _limited(["report", "--results", str(place["results"]), "--out", str(out),
+                         "--no-strength"], tmp_path, 4_096)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 5, output[-2000:]
+        assert "Traceback" not in output
+        line = next(x for x in output.splitlines() if "cannot write" in x)
+        assert line.startswith(f"kodex report: cannot write {out}/") and \
+            line.endswith(": File too large"), line
+    assert _files(site) == before                        # the earlier site, whole
+    assert not (tmp_path / "new-site").exists()
+    assert not [p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name]
+
+
+def test_amend_under_a_file_size_limit_is_exit_5_and_leaves_no_scratch(place, tmp_path):
+    """Its scratch copy of the texts (in the temporary directory) met the limit: a traceback
+    (OSError: [Errno 27] File too large), exit 1."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = tmp_path / "amout"
+    proc = _limited(["amend", str(place["amended"]), "--out", str(out)], tmp_path, 4_096,
+                    TMPDIR=str(scratch))
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 5, output[-2000:]
+    assert "Traceback" not in output
+    line = next(x for x in output.splitlines() if "cannot write" in x)
+    name = sorted(place["amended"].iterdir())[0]
+    assert line.startswith(f"kodex amend: cannot write {scratch}/kodex-amend-"), line
+    assert line.endswith(f"(the scratch copy of {name}): File too large"), line
+    assert list(scratch.iterdir()) == [] and not out.exists()
 
 
 def test_the_ndjson_stream_never_writes_through_a_link(place, tmp_path):

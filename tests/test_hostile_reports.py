@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance import runner
+from conformance.atomicio import OutputError
 from reports import amendment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,9 +136,10 @@ def _results(n: int = 12, **extra) -> dict:
     from conformance.loader import load_files
     cases = load_files([ROOT / "conformance" / "corpus" / "kodex-04a-alapfogalmak.yaml"]).cases[:n]
     data = {"schema": "hkk-results/2", "implementation": {"name": "tiny", "version": "1"},
-            "ruleset": "kodex", "cases": [{"case_id": c.id, "clause": c.clause, "title": c.title,
-                                          "file": str(c.file), "line": c.line, "outcome": "pass"}
-                                         for c in cases]}
+            "ruleset": "kodex", "started": "2026-11-27T00:00:00+00:00",
+            "cases": [{"case_id": c.id, "clause": c.clause, "title": c.title,
+                       "file": str(c.file), "line": c.line, "outcome": "pass"} for c in cases],
+            "totals": runner.tally(["pass"] * len(cases))}
     data.update(extra)
     return data
 
@@ -270,11 +273,30 @@ def test_a_swap_that_fails_puts_everything_back(tmp_path, monkeypatch):
             raise OSError(16, "Device or resource busy")
         return real(src, dst)
     monkeypatch.setattr(site.os, "rename", rename)
-    with pytest.raises(site.ReportInputError, match="earlier site is unchanged"):
+    with pytest.raises(OutputError, match="earlier site is unchanged"):    # exit 5
         site.build_site([_results(3)], out)
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o027, 0o750), (0o077, 0o700)])
+def test_the_site_directory_gets_the_mode_mkdir_would_give(tmp_path, umask, mode):
+    """It is built in a temporary directory (created 0700) and renamed into place: a web server
+    running as another user could not read the site. New or replaced, it gets 0777 less the
+    umask, as its pages do."""
+    from reports.html import site
+    out = tmp_path / "site"
+    old = os.umask(umask)
+    try:
+        site.build_site([_results(2)], out, case_pages=False)
+        assert oct(out.stat().st_mode & 0o7777) == oct(mode)
+        os.chmod(out, 0o700)
+        site.build_site([_results(2)], out, case_pages=False)      # replaced whole
+        assert oct(out.stat().st_mode & 0o7777) == oct(mode)
+        assert oct((out / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~umask)
+    finally:
+        os.umask(old)
 
 
 def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch):
@@ -290,12 +312,12 @@ def test_the_working_directory_is_never_the_site_directory(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("spoil, needle", [
     (lambda d: d["cases"][1].update(outcome="mystery"), "/cases/1/outcome"),
-    (lambda d: d["cases"].append(dict(d["cases"][0])), "twice"),
+    (lambda d: d["cases"].append(dict(d["cases"][0])), "/cases/4/case_id: the case id"),
 ])
 def test_report_refuses_unknown_outcomes_and_ids_twice(tmp_path, capsys, spoil, needle):
-    """`kodex report` reads a results file from outside bounded and strict
-    (conformance.results_io.read_json_file): an unknown outcome or a case twice is exit 2, the
-    file named, nothing written."""
+    """`kodex report` reads a results file as every command does
+    (conformance.results_io.read_results): an unknown outcome or a case twice is exit 2, the
+    file and the JSON pointer named, nothing written."""
     from conformance import cli
     data = _results(4)
     spoil(data)

@@ -70,7 +70,9 @@ def commands(path: Path, ref: Path, corpus: Path, tmp_path: Path) -> dict[str, l
             "diff-old": ["diff", str(path), str(ref)],
             "coverage": ["coverage", str(corpus), "--results", str(path),
                          "--out", str(tmp_path / "cov")],
-            "merge": ["merge", str(path), "--json", str(tmp_path / "merged.json")]}
+            "merge": ["merge", str(path), "--json", str(tmp_path / "merged.json")],
+            "report": ["report", "--results", str(path), "--out", str(tmp_path / "site"),
+                       "--no-strength"]}
 
 
 def refused_everywhere(capsys, path, ref, corpus, tmp_path, needle: str) -> None:
@@ -83,6 +85,7 @@ def refused_everywhere(capsys, path, ref, corpus, tmp_path, needle: str) -> None
         assert str(path) in out and needle in out, (name, out)
     assert not (tmp_path / "merged.json").exists()
     assert not (tmp_path / "cov").exists()
+    assert not (tmp_path / "site").exists()
 
 
 # ---------------------------------------------------------------- malformed documents
@@ -99,10 +102,15 @@ MALFORMED = {
                             "/cases/0/traceback"),
     "cases-not-a-list": (lambda d: d.__setitem__("cases", {"hr/a": "pass"}), "/cases"),
     "totals-disagree": (lambda d: d["totals"].__setitem__("pass", 3), "/totals/pass"),
+    "verdicts-disagree": (lambda d: d.__setitem__("verdicts", 7), "/verdicts"),
+    "skip-reasons-disagree": (lambda d: d.__setitem__("skip_reasons", {"verb:attack": 1}),
+                              "/skip_reasons/verb:attack"),
     "message-too-long": (lambda d: d["cases"][0].__setitem__("message", "m" * 5000),
                          "/cases/0/message"),
     "name-too-long": (lambda d: d["implementation"].__setitem__("name", "n" * 300),
                       "/implementation/name"),
+    "name-a-million-long": (lambda d: d["implementation"].__setitem__("name", "n" * 1_000_000),
+                            "/implementation/name"),
     "not-a-results-schema": (lambda d: d.__setitem__("schema", "hkk-results/9"), "/schema"),
 }
 

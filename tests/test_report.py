@@ -17,7 +17,7 @@ from conformance.catalog import load_catalog
 from conformance.cli import main as kodex
 from reports.html.site import FILTER_SCRIPT, ReportInputError, build_site, rate
 from report_helpers import (SKIP_REASONS, HOSTILE, STRENGTH_HOSTILE_CHANGE, STRENGTH_HOSTILE_REASON,
-                            cached_reference, degraded, prove_json, real_amendment,
+                            agreeing, cached_reference, degraded, prove_json, real_amendment,
                             section_counts, strength_report)
 
 
@@ -311,7 +311,8 @@ def test_cli_writes_site_and_names_index(runs, tmp_path, capsys):
     paths = []
     for name, data in (("ref.json", ref), ("fake.json", fake)):     # a slice: the command is tested
         paths.append(tmp_path / name)
-        paths[-1].write_text(json.dumps({**data, "cases": data["cases"][:120]}), encoding="utf-8")
+        paths[-1].write_text(json.dumps(agreeing({**data, "cases": data["cases"][:120]})),
+                             encoding="utf-8")
     out = tmp_path / "cli-site"
     rc = kodex(["report", "--results", str(paths[0]), "--results", str(paths[1]),
                 "--out", str(out)])
@@ -321,9 +322,10 @@ def test_cli_writes_site_and_names_index(runs, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, needle", [
-    ('{"schema": "hkk-results/9", "cases": []}', "field 'schema'"),
+    ('{"schema": "hkk-results/9", "cases": []}', "/schema: "),
     ('{"schema": "hkk-results/1",\n "cases": [}', "line 2"),
-    ('{"schema": "hkk-results/1", "cases": [{"case_id": "x"}]}', "cases[0].outcome"),
+    ('{"schema": "hkk-results/1", "cases": [{"case_id": "x", "clause": "3.18"}]}',
+     "/cases/0: "),             # (the case has no outcome)
     ('[1, 2]', "JSON object"),
 ])
 def test_bad_results_named_by_file_and_nothing_written(tmp_path, capsys, content, needle):
@@ -498,7 +500,7 @@ def test_cli_picks_up_strength_next_to_the_results(runs, tmp_path, capsys):
     ref, _fake, _paths = runs
     (tmp_path / "runs").mkdir()
     results = tmp_path / "runs" / "reference.json"       # as `make run` lays them out
-    ref = {**ref, "cases": ref["cases"][:150]}           # the strength page is what is looked at
+    ref = agreeing({**ref, "cases": ref["cases"][:150]})  # the strength page is what is looked at
     results.write_text(json.dumps(ref), encoding="utf-8")
     data = strength_report()
     (tmp_path / "strength.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")

@@ -77,27 +77,33 @@ def test_shards_then_merge_equal_the_whole_run(corpus, tmp_path, capsys):
     assert data["totals"] == base["totals"]
     assert data["profiles"] == base["profiles"]
     assert sorted(_ids(merged)) == sorted(_ids(whole))
+    for key in ("features", "features_declared", "verdicts", "skip_reasons"):   # issue 24's
+        assert data[key] == base[key], key
+    assert list(data) == list(base)                     # the fields kodex run writes, in its order
 
 
 def _results(tmp_path, name, **changes) -> Path:
     data = {"schema": "hkk-results/2", "kit": {"name": "hkk-kodex", "version": "0.1.0"},
             "implementation": {"name": "x"}, "profile": ["state"], "profile_declared": False,
-            "ruleset": "kodex", "started": "2024-01-01T00:00:00+00:00",
+            "features": ["continuous", "lasting"], "features_declared": True, "ruleset": "kodex",
+            "started": "2024-01-01T00:00:00+00:00",
             "finished": "2024-01-01T00:00:01+00:00", "duration_ms": 5.0, "gave_up": None,
             "unavailable": None, "cases": [], "totals": {}, "profiles": {}}
     data.update(changes)
     data["totals"] = runner.tally(c["outcome"] for c in data["cases"])
+    data["verdicts"] = runner.verdict_count(data["totals"])
+    data["skip_reasons"] = runner.skip_reasons(data["cases"])
     data["profiles"] = runner.profile_tallies(data["cases"])
     path = tmp_path / name
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
 
 
-def _case(cid: str, outcome: str) -> dict:
+def _case(cid: str, outcome: str, unsupported: tuple = ()) -> dict:
     return {"case_id": cid, "clause": "3.18", "title": "t", "file": "f.yaml", "line": 1,
             "outcome": outcome, "difference": None, "message": "", "ruleset": "kodex",
             "duration_ms": 1.0, "also": [], "traceback": None, "observes": ["state"],
-            "unsupported": []}
+            "unsupported": list(unsupported)}
 
 
 def test_merge_refuses_overlap(tmp_path, capsys):
@@ -111,13 +117,57 @@ def test_merge_refuses_overlap(tmp_path, capsys):
 @pytest.mark.parametrize("field, value", [
     ("implementation", {"name": "other"}), ("ruleset", "other"),
     ("kit", {"name": "hkk-kodex", "version": "9"}), ("profile", ["events"]),
+    ("features", ["continuous"]), ("features_declared", False),
 ])
 def test_merge_refuses_inconsistent_inputs(tmp_path, capsys, field, value):
+    """Shards run with other declared features were merged without a word (issue 24's
+    fields were not compared): each field of _MERGE_SAME is refused alike, in one line."""
     a = _results(tmp_path, "a.json", cases=[_case("c/1", "pass")])
     b = _results(tmp_path, "b.json", cases=[_case("c/2", "pass")], **{field: value})
     out = tmp_path / "m.json"
     assert cli.main(["merge", str(a), str(b), "--json", str(out)]) == 2
-    assert field in capsys.readouterr().err and not out.exists()
+    err = capsys.readouterr().err
+    assert err.startswith(f"kodex merge: cannot merge:\n  {b}: {field} differs from {a}'s (")
+    assert len(err.strip().splitlines()) == 2 and not out.exists()
+
+
+def test_merge_keeps_the_declared_features_and_sums_verdicts_and_skip_reasons(tmp_path, capsys):
+    """The merged file had no features, features_declared, verdicts or skip_reasons: a merged
+    run that skipped work no longer said why."""
+    a = _results(tmp_path, "a.json", cases=[
+        _case("c/1", "pass"), _case("c/2", "skip", ["feature:priority"]),
+        _case("c/3", "skip", ["feature:priority", "verb:attack"])])
+    b = _results(tmp_path, "b.json", cases=[
+        _case("c/4", "fail"), _case("c/5", "skip", ["verb:attack"]), _case("c/6", "skip"),
+        _case("c/7", "xfail")])
+    out = tmp_path / "m.json"
+    assert cli.main(["merge", str(a), str(b), "--json", str(out)]) == 1
+    data = results_io.read_results(out)                  # valid, and its counts agree
+    inputs = [json.loads(p.read_text(encoding="utf-8")) for p in (a, b)]
+    assert data["features"] == ["continuous", "lasting"] and data["features_declared"] is True
+    assert data["verdicts"] == 2 == sum(d["verdicts"] for d in inputs)
+    assert data["skip_reasons"] == {"feature:priority": 2, "verb:attack": 2, "unstated": 1}
+    assert list(data["skip_reasons"].values()) == [2, 2, 1]           # the largest first
+    err = capsys.readouterr().err
+    assert "7 cases: 1 passed, 1 failed, 4 skipped, 1 xfailed (28.6% with a verdict)" in err
+    assert "skipped, by reason: feature:priority 2, verb:attack 2, unstated 1" in err
+
+
+def test_files_written_before_the_features_merge_as_they_were(tmp_path, capsys):
+    """An hkk-results/2 file from before issue 24 has no features, verdicts or skip reasons:
+    its merge has none either (the schema allows them absent, never null)."""
+    paths = []
+    for name, cid in (("a.json", "c/1"), ("b.json", "c/2")):
+        path = _results(tmp_path, name, cases=[_case(cid, "pass")])
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("features", "features_declared", "verdicts", "skip_reasons"):
+            del data[key]
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    out = tmp_path / "m.json"
+    assert cli.main(["merge", *map(str, paths), "--json", str(out)]) == 0
+    data = results_io.read_results(out)
+    assert not {"features", "features_declared", "verdicts", "skip_reasons"} & set(data)
 
 
 def test_merge_refuses_totals_that_disagree_and_unreadable_files(tmp_path, capsys):

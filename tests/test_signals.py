@@ -298,7 +298,7 @@ def test_coverage_of_a_partial_implementation_shows_its_own_rate(capsys, corpus,
             c["outcome"] = "fail"
         if c["case_id"] == "sig/void-move-refused-clause":
             c["outcome"] = "skip"
-    data["totals"] = runner.tally(c["outcome"] for c in data["cases"])
+    data.update(runner.case_counts(data["cases"]))
     part = tmp_path / "part.json"
     part.write_text(json.dumps(data), encoding="utf-8")
     out_dir = tmp_path / "cov"
@@ -330,10 +330,10 @@ def test_diff_keeps_not_implemented_apart_from_regression(capsys, corpus, tmp_pa
     data = json.loads(res.read_text(encoding="utf-8"))
     skipped = json.loads(json.dumps(data))
     skipped["cases"][0]["outcome"] = "skip"
-    skipped["totals"] = runner.tally(c["outcome"] for c in skipped["cases"])
+    skipped.update(runner.case_counts(skipped["cases"]))
     failed = json.loads(json.dumps(data))
     failed["cases"][0]["outcome"] = "fail"
-    failed["totals"] = runner.tally(c["outcome"] for c in failed["cases"])
+    failed.update(runner.case_counts(failed["cases"]))
     (tmp_path / "skip.json").write_text(json.dumps(skipped), encoding="utf-8")
     (tmp_path / "fail.json").write_text(json.dumps(failed), encoding="utf-8")
     d = rdiff.compare(data, skipped)

@@ -6,6 +6,7 @@ what the verdict says."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -91,8 +92,17 @@ def test_a_wrong_clause_followed_by_the_right_ones_passes_only_what_the_table_al
     assert proc.returncode == 1
 
 
-def test_skipped_work_is_counted_kept_and_can_fail_the_run(tmp_path):
-    proc, data = kodex_run(tmp_path, "skip-attacks")
+@pytest.fixture(scope="module")
+def skip_attacks(tmp_path_factory):
+    """The corpus through an implementation that skips every case with an attack (once for the
+    module): (the process, its results, the folder holding skip-attacks.json and .xml)."""
+    tmp = tmp_path_factory.mktemp("skip-attacks")
+    proc, data = kodex_run(tmp, "skip-attacks", "--junit", str(tmp / "skip-attacks.xml"))
+    return proc, data, tmp
+
+
+def test_skipped_work_is_counted_kept_and_can_fail_the_run(tmp_path, skip_attacks):
+    proc, data, _ = skip_attacks
     skipped = [c for c in data["cases"] if c["outcome"] == "skip"]
     assert skipped and all(c["unsupported"] == ["verb:attack"] for c in skipped)
     assert data["skip_reasons"] == {"verb:attack": len(skipped)}
@@ -104,6 +114,66 @@ def test_skipped_work_is_counted_kept_and_can_fail_the_run(tmp_path):
     assert proc.returncode == 0
     proc, _ = kodex_run(tmp_path, "skip-attacks", "--fail-on-skip")
     assert proc.returncode == 4 and "SKIPPED WORK" in proc.stdout
+
+
+def _verdict_shares(data: dict) -> dict[str, str]:
+    """Per part of the Kódex (and "all"), the share of the cases whose own clause lies in it that
+    got a verdict, as the reports print it — counted here from the cases and the catalog alone."""
+    from conformance.catalog import load_catalog
+    catalog = load_catalog()
+    counts: dict[str, list[int]] = {}
+    for c in data["cases"]:
+        clause = catalog.get(c["clause"])
+        for part in ([clause.part] if clause is not None else []) + ["all"]:
+            row = counts.setdefault(part, [0, 0])
+            row[0] += c["outcome"] in ("pass", "fail", "error", "timeout", "xpass")
+            row[1] += 1
+    return {part: f"{100 * judged / n:.1f}%" for part, (judged, n) in counts.items()}
+
+
+def _column(lines: list[str], label: str, column: str = "with a verdict") -> str:
+    """The cell in ``column`` of the row ``label`` of a table (rich's or Markdown's)."""
+    rows = [[cell.strip() for cell in re.split(r"[│┃|]", x)] for x in lines
+            if x.lstrip()[:1] in ("│", "┃", "|")]
+    head = next(r for r in rows if column in r)
+    row = next(r for r in rows if r[1:2] == [label])
+    return row[head.index(column)]
+
+
+def test_coverage_shows_per_part_how_many_cases_got_a_verdict(skip_attacks):
+    """`kodex coverage --results` of a run that skipped work: the column "with a verdict" of
+    its table and of coverage.md, per part, is the share counted from the cases."""
+    from reports.coverage import _part_label
+    _, data, tmp = skip_attacks
+    want = _verdict_shares(data)
+    assert want["all"] != "100.0%" and len(set(want.values())) > 2     # the skips show, unevenly
+    proc = subprocess.run([sys.executable, "-m", "conformance", "coverage", "--results",
+                           str(tmp / "skip-attacks.json"), "--out", str(tmp / "cov")],
+                          cwd=tmp, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "300"})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    printed = proc.stdout.split("Per part", 1)[1].splitlines()
+    md = (tmp / "cov" / "coverage.md").read_text(encoding="utf-8")
+    verdicts_md = md.split("## The implementation's verdicts", 1)[1].split("\n## ", 1)[0]
+    for part, share in want.items():
+        label = _part_label(part)
+        assert _column(printed, label) == share, part
+        assert _column(verdicts_md.splitlines(), label) == share, part
+    skipped = data["totals"]["skip"]
+    assert f"({skipped} skipped; {want['all']} with a verdict)" in " ".join(proc.stdout.split())
+
+
+def test_junit_says_how_many_cases_got_a_verdict_and_why_the_rest_were_skipped(skip_attacks):
+    import xml.etree.ElementTree as ET
+    _, data, tmp = skip_attacks
+    suite = ET.parse(tmp / "skip-attacks.xml").getroot().find("testsuite")
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    n, judged = len(data["cases"]), data["verdicts"]
+    assert judged < n
+    assert props["kodex.verdicts"] == \
+        f"{judged} of {n} cases got a verdict ({100 * judged / n:.1f}%)"
+    assert props["kodex.skipped.verb:attack"] == str(n - judged)
+    assert int(suite.get("skipped")) == n - judged
 
 
 def test_the_share_shown_is_rounded_once():

@@ -112,40 +112,17 @@ def _read_json(path: str | Path, what: str) -> Any:
 
 
 def load_results(path: str | Path) -> dict:
-    """A results file (``hkk-results/1`` or ``/2``), checked enough to report on: read as every
-    command reads a file from outside (a regular file, bounded, strict JSON:
-    ``conformance.results_io.read_json_file``), then the fields the pages use — each case an
-    object with a ``case_id`` and a known ``outcome``, no ``case_id`` twice. A report also takes
-    the small results files people write by hand, so the whole results schema is not required
-    (``kodex diff`` and ``merge``, which compute with every field, use ``read_results``)."""
-    data = _read_json(path, "results file")
-    if not isinstance(data, dict):
-        raise ReportInputError(f"{path}: a results file is a JSON object")
-    schema = data.get("schema")
-    if schema not in ACCEPTED_SCHEMAS:
-        raise ReportInputError(f"{path}: field 'schema' is {schema!r}; expected one of "
-                               + ", ".join(ACCEPTED_SCHEMAS))
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise ReportInputError(f"{path}: field 'cases' must be a list")
-    seen: set[str] = set()
-    for i, c in enumerate(cases):
-        if not isinstance(c, dict):
-            raise ReportInputError(f"{path}: cases[{i}] is not an object")
-        for key in ("case_id", "outcome"):
-            if not isinstance(c.get(key), str) or not c.get(key):
-                raise ReportInputError(f"{path}: cases[{i}].{key} is missing or not a string")
-        if c["outcome"] not in WORDS:
-            raise ReportInputError(f"{path}: /cases/{i}/outcome: {c['outcome'][:80]!r} is not an "
-                                   f"outcome ({', '.join(WORDS)})")
-        if c["case_id"] in seen:
-            raise ReportInputError(f"{path}: /cases/{i}/case_id: {c['case_id'][:200]!r} twice "
-                                   "(a later outcome would hide an earlier one)")
-        seen.add(c["case_id"])
-    impl = data.get("implementation")
-    if impl is not None and not isinstance(impl, dict):
-        raise ReportInputError(f"{path}: field 'implementation' must be an object")
-    return data
+    """A results file (``hkk-results/1`` or ``/2``), read and checked as every command that takes
+    one reads it (``conformance.results_io.read_results``: a regular file, bounded, strict JSON,
+    the results schema, an implementation within the limits of a ``hello``, no case id twice,
+    totals that agree with the cases); a problem is a :class:`ReportInputError` naming the file
+    and the JSON pointer (docs/spec/hkk-results.md, "Reading a results file")."""
+    from conformance.infile import InputFileError
+    from conformance.results_io import read_results
+    try:
+        return read_results(path)
+    except InputFileError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def load_strength(path: str | Path) -> dict:
@@ -607,8 +584,9 @@ class _Site:
     def __init__(self, runs: list[Run], catalog, out: Path, prove: dict | None,
                  amendment: dict | None, untestable: dict, conflicts: list,
                  strength: dict | None = None, strength_note: str | None = None,
-                 case_pages: bool = True):
+                 case_pages: bool = True, shown: Path | None = None):
         self.runs, self.catalog, self.out = runs, catalog, out
+        self.shown = out if shown is None else shown       # the site's path as the user gave it
         self.case_pages = case_pages
         self.prove, self.amendment = prove, amendment
         self.strength, self.strength_note = strength, strength_note
@@ -656,12 +634,15 @@ class _Site:
 
     def write(self, name: str, title: str, body: str, script: str | None = None) -> None:
         """One page into the build directory (a fresh one: the site is swapped in whole)."""
+        from conformance.atomicio import writing
         depth = name.count("/")
         path = self.out / name
-        if depth:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_page(title, body, self.nav(), depth, script,
-                              CASE_CSS if name.startswith("cases/") else CSS), encoding="utf-8")
+        page = _page(title, body, self.nav(), depth, script,
+                     CASE_CSS if name.startswith("cases/") else CSS)
+        with writing(self.shown / name):   # a full disk, a file-size limit …: exit 5
+            if depth:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(page, encoding="utf-8")
         self.written.append(name)
 
     def counts(self, run: Run, ids: Iterable[str]) -> Counter:
@@ -1940,32 +1921,49 @@ def build_site(results: Iterable[str | Path | dict], out_dir: str | Path, *,
         blocked = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
         reason = f"{blocked} is not a directory (Not a directory)" if blocked else (exc.strerror or str(exc))
         raise OutputError(out, f"cannot build the site beside it: {reason}") from None
+    from conformance.atomicio import writing
     try:
+        with writing(out):
+            os.chmod(build, _site_mode())
         site = _Site(runs, catalog, build, prove, amendment, untestable, conflicts, strength,
-                     strength_note, case_pages)
+                     strength_note, case_pages, shown=out)
         written = site.build()
-        (build / MANIFEST).write_text("\n".join(written) + "\n", encoding="utf-8")
-        _swap_in(build, target, written)
+        with writing(out / MANIFEST):
+            (build / MANIFEST).write_text("\n".join(written) + "\n", encoding="utf-8")
+        _swap_in(build, target, written, out)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
     return out / "index.html"
 
 
-def _swap_in(build: Path, target: Path, written: list[str]) -> None:
+def _site_mode() -> int:
+    """The permissions of the site directory: those a plain ``mkdir`` gives (0777 less the
+    umask), as its pages have theirs — never the 0700 of the temporary directory it is built
+    in, which a web server running as another user cannot read (an earlier site's mode is not
+    kept: sites built while it was 0700 would have stayed so)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o777 & ~mask
+
+
+def _swap_in(build: Path, target: Path, written: list[str], out: Path | None = None) -> None:
     """Put the site built in ``build`` (a sibling of ``target``) in ``target``'s place whole:
     the pages of an earlier build go with it (never a site of two builds); what else the
     directory holds (files this report never wrote: not in the earlier build's manifest) is
-    moved into the new site first, untouched. Any failure puts every moved file back and leaves
-    the earlier site as it was."""
+    moved into the new site first, untouched. Any failure puts every moved file back, leaves
+    the earlier site as it was and is an output that cannot be written (``OutputError`` naming
+    ``out``, as the user gave it: exit 5)."""
+    from conformance.atomicio import OutputError, writing
     if not target.exists():
-        os.rename(build, target)
+        with writing(out or target):
+            os.rename(build, target)
         return
     ours = set(written) | {MANIFEST, "cases"}
     manifest = target / MANIFEST
-    earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
     moved: list[str] = []
     try:
+        earlier = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
         for entry in sorted(os.scandir(target), key=lambda en: en.name):
             name = entry.name
             if name in ours or name in earlier or name.startswith(f".{target.name}.building-"):
@@ -1984,8 +1982,8 @@ def _swap_in(build: Path, target: Path, written: list[str]) -> None:
         for name in moved:                           # back where they were
             if (build / name).exists() or (build / name).is_symlink():
                 os.rename(build / name, target / name)
-        raise ReportInputError(f"{target}: cannot put the new site in place: "
-                               f"{exc.strerror or exc}; the earlier site is unchanged") from None
+        raise OutputError(out or target, f"cannot put the new site in place: "
+                          f"{exc.strerror or exc}; the earlier site is unchanged") from None
     shutil.rmtree(old, ignore_errors=True)
 
 
