@@ -9,7 +9,6 @@ bonuses) are not stored: model/stats.py derives them.
 """
 from __future__ import annotations
 
-import copy
 import marshal
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
@@ -42,28 +41,10 @@ _CARD_FIELDS = {"kind", "subtypes", "name", "owner", "controller", "cost", "dama
 
 def jcopy(x: Any) -> Any:
     """A deep copy of JSON-like data (dicts, lists, tuples, sets of plain values): the engine's
-    bookkeeping and card data are only such data. `marshal` copies them in C, several times faster
-    than `copy.deepcopy` on the hot path of `State.clone` and `Card.copy`; anything it does not
-    know is copied by `_jcopy`."""
-    try:
-        return marshal.loads(marshal.dumps(x))
-    except ValueError:
-        return _jcopy(x)
-
-
-def _jcopy(x: Any) -> Any:
-    t = type(x)
-    if t is dict:
-        return {k: _jcopy(v) for k, v in x.items()}
-    if t is list:
-        return [_jcopy(v) for v in x]
-    if t is tuple:
-        return tuple(_jcopy(v) for v in x)
-    if t is set:
-        return set(x)
-    if t in (str, int, float, bool) or x is None or t is frozenset:
-        return x
-    return copy.deepcopy(x)
+    bookkeeping and card data are only such data (the case loader and the protocol read JSON values
+    only). `marshal` copies them in C, several times faster than `copy.deepcopy` on the hot path of
+    `State.clone` and `Card.copy`."""
+    return marshal.loads(marshal.dumps(x))
 
 
 def other(player: str) -> str:
@@ -75,6 +56,7 @@ class Card:
     id: str
     kind: str
     owner: str
+    reaction: bool                # an instant reaction card (rb7:kijatszasi-sorrend): also played as a reaction
     name: str | None = None
     subtypes: list[str] = field(default_factory=list)
     cost: dict[str, int] = field(default_factory=dict)
@@ -86,7 +68,6 @@ class Card:
     wounds: int = 0
     premade: bool = False
     standalone_token: bool = False
-    reaction: bool = False        # an instant reaction card (rb7:kijatszasi-sorrend): also played as a reaction
     abilities: list[dict[str, Any]] = field(default_factory=list)
     attached_to: str | None = None
     bonus: dict[str, int] = field(default_factory=dict)
@@ -249,6 +230,9 @@ class State:
     players: dict[str, Player]
     cards: Cards
     seed: int
+    # the version of the case format the steps are read in (hkk-case/N): version 2 gives `pass`
+    # in combat, combat abilities and the order of actions their rulebook meaning (model/turn.py)
+    version: int
     removed: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None     # None: ongoing
     rng_counter: int = 0
@@ -262,9 +246,6 @@ class State:
     queue: list[dict[str, Any]] = field(default_factory=list)
     # automatic effects forgotten this turn that may still be made up (133.4, model/triggers.py)
     missed: list[dict[str, Any]] = field(default_factory=list)
-    # the version of the case format the steps are read in (hkk-case/N): version 2 gives `pass`
-    # in combat, combat abilities and the order of actions their rulebook meaning (model/turn.py)
-    version: int = 1
     # card id → (player, zone) of the zone listing it: the index `locate` reads in constant time.
     # Kept by the one zone mover (model/zones.py) with every change of a zone's members, built by
     # `from_given` (rebuilt from the zone lists by `index_zones`) and copied by `clone`.

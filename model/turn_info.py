@@ -61,12 +61,6 @@ class TurnInfo:
     # the phases this turn skips (4.10.7, model/turn.py)
     skipped: list[str]
 
-    def __init__(self, **fields: Any) -> None:
-        for name, value in fields.items():
-            if name not in _FIELDS:
-                raise TypeError(f"TurnInfo has no field {name!r}")
-            setattr(self, name, value)
-
     def __getattr__(self, name: str) -> Any:
         # reached only for a list or mapping not yet used this turn (the rest are class defaults)
         factory = _CONTAINERS.get(name)
