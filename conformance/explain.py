@@ -321,10 +321,10 @@ class Explainer:
         """The whole account of one situation under ``ruleset`` (raises ExplainInputError for a
         state or step the engine cannot read)."""
         from conformance.matching import all_differences, observed_view, step_verbs
+        from conformance.runner import run_reference
         from model import continuous, engine, numbers, stats
         from model.errors import InputProblem
         from model.ruleset import load_ruleset
-        from conformance.runner import run_reference
         from model.state import from_given, jcopy
         from model.view import to_dict
 
@@ -381,7 +381,8 @@ class Explainer:
             "id": case.id, "clause": None if "clause" in sit.filled else case.clause,
             "also": list(case.also or []), "title": None if "title" in sit.filled else case.title,
             "file": _rel(case.file), "line": case.line, "format": case.format,
-            "filled": list(sit.filled), "ruleset": ruleset, "readings": {**rules.readings, "priority_policy": rules.priority_policy},
+            "filled": list(sit.filled), "ruleset": ruleset,
+            "readings": {**rules.readings, "priority_policy": rules.priority_policy},
             "given_conflicts": given_conflicts, "steps": steps,
             "end_of_run": [self.event(ev, rules) for ev in events[len(plain):]],
             "changes": changes(before, after), "result": result, "check": check,

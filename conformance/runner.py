@@ -9,9 +9,10 @@ Covers:
   an explicit ``--ruleset X`` the cases that do not hold under X are skipped
   with the reason;
 * running one case (:func:`run_one`) in-process through
-  ``model.engine.run_case`` (:func:`run_reference`, in the case's own format) or through an implementation speaking the HKK
-  protocol (a :class:`conformance.protocol.ProtocolClient`), and comparing the
-  observed view with the case's ``then`` (``conformance.matching``);
+  ``model.engine.run_case`` (:func:`run_reference`: in the case's own format)
+  or through an implementation speaking the HKK protocol (a
+  :class:`conformance.protocol.ProtocolClient`), and comparing the observed
+  view with the case's ``then`` (``conformance.matching``);
 * running many through an implementation with several requests in flight
   (:func:`run_cases` uses the client's ``run_many`` when it has one: the
   implementation works on the next cases while the harness judges a reply;
