@@ -14,7 +14,8 @@ Subcommands:
     nearest ids and, for words, the clauses containing them.
 ``check [paths…]``
     load and validate cases without running them; exit 2 on input errors.
-``explain [paths…|-] [-k PATTERN] [--ruleset NAME] [--all-rulesets] [--json]``
+``explain [paths…|-] [-k PATTERN] [--ruleset NAME] [--all-rulesets] [--format hkk-case/N]
+[--json]``
     what the reference engine does with a situation (a case, ``then`` optional), step by
     step, each event with the clause that produced it, the final state against ``given``
     (``conformance.explain``).
@@ -853,6 +854,18 @@ def cmd_merge(args) -> int:
     return merged_exit_code(merged)
 
 
+def case_format_value(text: str) -> str:
+    """``kodex explain --format hkk-case/N``: a case format of the kit (conformance.verbs.FORMATS);
+    an unknown one is a usage error (exit 2) naming the known ones."""
+    from conformance.verbs import FORMATS
+    if text in FORMATS:
+        return text
+    near = difflib.get_close_matches(text, FORMATS, n=1)
+    raise argparse.ArgumentTypeError(
+        f"unknown case format {text!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+        + f"; the formats: {', '.join(FORMATS)}")
+
+
 def cmd_explain(args) -> int:
     from conformance import explain
     if not args.paths and not args.k:
@@ -861,7 +874,7 @@ def cmd_explain(args) -> int:
             "the corpus, or - for YAML on standard input", style="bold red"), soft_wrap=True)
         return EXIT_INPUT
     return explain.command(args.paths, k=args.k, ruleset=args.ruleset,
-                           all_rulesets=args.all_rulesets, as_json=args.json,
+                           all_rulesets=args.all_rulesets, as_json=args.json, fmt=args.format,
                            select=select_cases, safe_text=safe_text,
                            print_errors=lambda errors: _print_errors(_console(stderr=True), errors))
 
@@ -983,6 +996,7 @@ EXAMPLES = {
   kodex explain -k 136.8/regeneration     a corpus case, step by step, each event with its clause
   kodex explain situation.yaml            a case file; then may be left out
   kodex explain - < situation.yaml        YAML on standard input: a case, or just given and when
+  kodex explain --format hkk-case/2 -     standard input read as hkk-case/2 (the reaction queue)
   kodex explain -k 4.15.1 --all-rulesets  where the readings of the conflicts register disagree
   kodex explain situation.yaml --json     hkk-explain/1 for tools""",
     "serve": """example:
@@ -1162,6 +1176,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="explain under this ruleset (default: the case's own, else kodex)")
     s.add_argument("--all-rulesets", action="store_true",
                    help="also run it under every ruleset and show where the readings disagree")
+    s.add_argument("--format", metavar="hkk-case/N", type=case_format_value,
+                   help="the case format of a situation that names none (one case, just given "
+                        "and when, a list of cases): hkk-case/1 (the default) or hkk-case/2; "
+                        "a format: the input names wins")
     s.add_argument("--json", action="store_true", help="one JSON object (hkk-explain/1) on stdout")
     s.set_defaults(func=cmd_explain)
 

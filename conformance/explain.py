@@ -7,6 +7,11 @@ difference shown), given as a case file and ``-k ID``, a directory (the corpus b
 mapping or a bare ``{given, when}``: what it leaves out (``id``, ``clause``, ``title``,
 ``then``) is filled in and said so; errors name the input's own lines.
 
+Each situation runs in its case format (hkk-case/1 or hkk-case/2, docs/spec/hkk-versions.md):
+a case file's ``format`` (a ``format`` beside one situation's ``given`` and ``when`` counts the
+same), else ``--format`` (default hkk-case/1) — the same steps can mean different things in
+the two (docs/spec/hkk-reactions.md, "What reads differently").
+
 For each situation, under its ruleset (``--ruleset``, else the case's own, else ``kodex``):
 
 * the conflicts of effects already in force in ``given`` and how the priority order decides
@@ -27,7 +32,7 @@ For each situation, under its ruleset (``--ruleset``, else the case's own, else 
 ``--json``: one object, schema ``hkk-explain/1``::
 
     {"schema": "hkk-explain/1", "kit": {...}, "situations": [{
-        "id", "clause", "title", "file", "line", "filled": [names], "ruleset",
+        "id", "clause", "title", "file", "line", "format", "filled": [names], "ruleset",
         "readings": {conflict option: reading},
         "given_conflicts": [{"target", "subject", "winner", "losers", "clause"}],
         "steps": [{"index", "verb", "args", "by", "events": [EVENT], "refused"?: {...},
@@ -102,27 +107,35 @@ def line_of(lines: dict[str, int], ptr: str) -> int:
     return lines.get(ptr, 1)
 
 
-def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[str]]:
+def situations_from_text(text: str, name: str, fmt: str | None = None
+                         ) -> tuple[list[Situation], list[str]]:
     """The situations of one YAML text (a case file, one case or ``{given, when}``, a list of
-    cases) and the input errors, each ``name:line: pointer: message``."""
+    cases) and the input errors, each ``name:line: pointer: message``.
+
+    Each situation is read in a case format (hkk-case/N): the ``format`` the text names (a case
+    file's, or beside one situation's ``given`` and ``when``), else ``fmt`` (``--format``;
+    default hkk-case/1). The loader reads it (``Case.version``) and refuses an unknown one."""
     import yaml
 
-    from conformance.loader import FORMAT, Loader, load_text
+    from conformance.loader import FORMAT, FORMATS, Loader, load_text
+    fmt = fmt or FORMAT
     try:
         data = yaml.load(text, Loader=Loader)  # noqa: S506 - the safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         return [], [f"{name}:{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}"]
+    if isinstance(data, dict) and "format" in data:
+        fmt = data["format"]                     # the input's own; the loader checks it
     if isinstance(data, dict) and "cases" in data:
         items, prefix = data.get("cases"), "/cases"
-        complete = isinstance(items, list) and data.get("format") == FORMAT and all(
+        complete = isinstance(items, list) and data.get("format") in FORMATS and all(
             isinstance(c, dict) and {"id", "clause", "title", "then"} <= set(c) for c in items)
         if complete or not isinstance(items, list):
             res = load_text(text, name)          # the runner's loading, the input's own lines
             return [Situation(c) for c in res.cases], [str(e) for e in res.errors]
     elif isinstance(data, dict):
-        items, prefix = [data], None
+        items, prefix = [{k: v for k, v in data.items() if k != "format"}], None
     elif isinstance(data, list):
         items, prefix = data, ""
     else:
@@ -144,7 +157,7 @@ def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[st
                 gaps.append(key)
         cases.append(c)
         filled.append(gaps)
-    doc = {"format": FORMAT, "cases": cases}
+    doc = {"format": fmt, "cases": cases}
     try:
         made = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
     except yaml.YAMLError as exc:        # pragma: no cover - the safe loader's data dumps
@@ -153,6 +166,8 @@ def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[st
     lines = pointer_lines(text)
 
     def original(ptr: str) -> str:
+        if ptr == "/format" and isinstance(data, dict) and "format" in data:
+            return ptr
         if not ptr.startswith("/cases"):
             return ""
         rest = ptr[len("/cases"):]
@@ -175,8 +190,10 @@ def situations_from_text(text: str, name: str) -> tuple[list[Situation], list[st
     return out, errors
 
 
-def read_input(paths: list[str], stdin=None) -> tuple[list[Situation], list[str]]:
-    """Situations from files, directories (the runner's loading) and ``-`` (standard input)."""
+def read_input(paths: list[str], stdin=None, fmt: str | None = None
+               ) -> tuple[list[Situation], list[str]]:
+    """Situations from files, directories (the runner's loading) and ``-`` (standard input);
+    ``fmt``: the case format of a situation that names none (:func:`situations_from_text`)."""
     from conformance.loader import MAX_FILE_BYTES, load_files
     situations: list[Situation] = []
     errors: list[str] = []
@@ -218,7 +235,7 @@ def read_input(paths: list[str], stdin=None) -> tuple[list[Situation], list[str]
             line = raw[:exc.start].count(b"\n") + 1
             errors.append(f"{name}:{line}: not UTF-8 (byte offset {exc.start})")
             continue
-        found, errs = situations_from_text(text, name)
+        found, errs = situations_from_text(text, name, fmt)
         situations += found
         errors += errs
     return situations, errors
@@ -304,17 +321,18 @@ class Explainer:
         """The whole account of one situation under ``ruleset`` (raises ExplainInputError for a
         state or step the engine cannot read)."""
         from conformance.matching import all_differences, observed_view, step_verbs
+        from conformance.runner import run_reference
         from model import continuous, engine, numbers, stats
         from model.errors import InputProblem
         from model.ruleset import load_ruleset
         from model.state import from_given, jcopy
-        from model.view import result_of, to_dict
+        from model.view import to_dict
 
         case = sit.case
         rules = load_ruleset(ruleset)
         when = jcopy(case.when or [])
         try:
-            state = from_given(case.given, rules)
+            state = from_given(case.given, rules, case.version)    # read in the case's format
             before = to_dict(state, rules)
             given_conflicts = []
             if continuous.any_in_force(state):
@@ -345,17 +363,15 @@ class Explainer:
                     row["pending"] = copy.deepcopy(out.state.pending)
                 steps.append(row)
                 cur = out.state
-            final, _rules, events, _refused = engine.run_state(case.given, jcopy(case.when or []),
-                                                               ruleset)
+            run = run_reference(case, ruleset)
         except InputProblem as exc:
             raise ExplainInputError(f"{case.file}:{case.line}: {case.id}: the engine cannot read "
                                     f"it: {exc}") from None
         shown = [ev for s in steps for ev in s["events"]]
         plain = [{k: v for k, v in ev.items() if k != "explained"} for ev in shown]
+        events, after, result = run.events, run.state, run.result
         if plain != events[:len(plain)]:          # pragma: no cover - one engine, one order
             raise RuntimeError(f"{case.id}: the step-by-step events differ from the run's")
-        after = to_dict(final, rules)
-        result = result_of(final)
         observed = observed_view(after, events, result, refused)
         check = None
         if sit.has_then:
@@ -364,8 +380,9 @@ class Explainer:
         acc = {
             "id": case.id, "clause": None if "clause" in sit.filled else case.clause,
             "also": list(case.also or []), "title": None if "title" in sit.filled else case.title,
-            "file": _rel(case.file), "line": case.line, "filled": list(sit.filled),
-            "ruleset": ruleset, "readings": {**rules.readings, "priority_policy": rules.priority_policy},
+            "file": _rel(case.file), "line": case.line, "format": case.format,
+            "filled": list(sit.filled), "ruleset": ruleset,
+            "readings": {**rules.readings, "priority_policy": rules.priority_policy},
             "given_conflicts": given_conflicts, "steps": steps,
             "end_of_run": [self.event(ev, rules) for ev in events[len(plain):]],
             "changes": changes(before, after), "result": result, "check": check,
@@ -532,7 +549,7 @@ class _Printer:
         if acc.get("title"):
             head.append("  " + self.safe(acc["title"]))
         self.console.print(head, soft_wrap=True)
-        where = f"{acc['file']}:{acc['line']}"
+        where = f"{acc['file']}:{acc['line']} · {acc['format']}"
         if acc.get("clause"):
             where = f"clause {acc['clause']} · " + where
         if acc["filled"]:
@@ -630,17 +647,19 @@ class _Printer:
 
 def command(paths: list[str], k: str | None = None, ruleset: str | None = None,
             all_rulesets: bool = False, as_json: bool = False, stdin=None, out=None, *,
-            select=None, safe_text=None, print_errors=None) -> int:
+            fmt: str | None = None, select=None, safe_text=None, print_errors=None) -> int:
     """``kodex explain``: conformance/cli.py parses the options and hands over how it selects
     cases by ``-k`` (``select(cases, pattern)``), makes outside text safe (``safe_text``) and
-    prints input errors (``print_errors(messages)``)."""
+    prints input errors (``print_errors(messages)``); ``fmt``: ``--format``, the case format of
+    a situation that names none."""
     from rich.console import Console
     from rich.text import Text
 
     from conformance.runner import choose_ruleset, kit_info
     safe_text = safe_text or _safe
     err = Console(stderr=True, highlight=False)
-    sits, errors = read_input(paths or [str(Path(__file__).resolve().parent / "corpus")], stdin)
+    sits, errors = read_input(paths or [str(Path(__file__).resolve().parent / "corpus")], stdin,
+                              fmt)
     if print_errors is not None:
         print_errors(errors)
     else:

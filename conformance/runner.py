@@ -9,9 +9,10 @@ Covers:
   an explicit ``--ruleset X`` the cases that do not hold under X are skipped
   with the reason;
 * running one case (:func:`run_one`) in-process through
-  ``model.engine.run_case`` or through an implementation speaking the HKK
-  protocol (a :class:`conformance.protocol.ProtocolClient`), and comparing the
-  observed view with the case's ``then`` (``conformance.matching``);
+  ``model.engine.run_case`` (:func:`run_reference`: in the case's own format)
+  or through an implementation speaking the HKK protocol (a
+  :class:`conformance.protocol.ProtocolClient`), and comparing the observed
+  view with the case's ``then`` (``conformance.matching``);
 * running many through an implementation with several requests in flight
   (:func:`run_cases` uses the client's ``run_many`` when it has one: the
   implementation works on the next cases while the harness judges a reply;
@@ -640,12 +641,19 @@ def _prepare(case, ruleset: str | None, impl, oc: CaseOutcome) -> str | None:
     return chosen
 
 
-def _run_in_process(case, ruleset: str, oc: CaseOutcome, timeout: float | None) -> None:
+def run_reference(case, ruleset: str):
+    """The reference engine (``model.engine.run_case``) on a loaded Case under ``ruleset``, its
+    ``given`` and ``when`` read in the case's own format (``Case.version``: a hkk-case/2 case's
+    steps mean what docs/spec/hkk-reactions.md says, not what they would mean in hkk-case/1).
+    The one way the kit runs a Case in-process: the runner, the report's case pages and
+    ``kodex explain`` call it, so none of them can forget the format."""
     from model import engine
+    return engine.run_case(case.given, case.when, ruleset=ruleset, version=case.version)
+
+
+def _run_in_process(case, ruleset: str, oc: CaseOutcome, timeout: float | None) -> None:
     try:
-        res = _call_with_timeout(
-            lambda: engine.run_case(case.given, case.when, ruleset=ruleset, version=case.version),
-            timeout)
+        res = _call_with_timeout(lambda: run_reference(case, ruleset), timeout)
     except _CaseTimeout:
         oc.outcome = "timeout"
         oc.message = f"no result within {timeout:g} s"

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance.loader import MAX_INT
-from conformance.verbs import FORMATS          # the case formats the reference speaks: every one
+from conformance.verbs import FORMATS, version_of  # the formats the reference speaks: every one
 from conformance.strictjson import deeper_than as _deeper_than
 
 # Limits, checked before the work is done. The corpus today: a run request of at most
@@ -191,7 +191,7 @@ def run_reply(seq: int, case: Any, ruleset_default: str = "kodex") -> dict:
             return {"seq": seq, "skipped": "verbs not supported by the reference engine",
                     "unsupported": missing}
         with contextlib.redirect_stdout(sys.stderr):
-            res = engine.run_case(given, when, ruleset=ruleset, version=FORMATS.index(fmt) + 1)
+            res = engine.run_case(given, when, ruleset=ruleset, version=version_of(fmt))
     except Exception as exc:
         return {"seq": seq, "errored": {"message": f"{type(exc).__name__}: {exc}",
                                         "traceback": traceback.format_exc()}}

@@ -1494,8 +1494,21 @@ def write_reports(data: dict, out_dir: Path) -> tuple[Path, Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kodex strength", description=(
-        "Mutation testing of model/ against the corpus alone: the score per clause, per "
-        "Kódex title and overall (reports/strength.md, reports/strength.json)."))
+        "Mutation testing of model/ against the corpus alone: the score per clause, per\n"
+        "Kódex title and overall (reports/strength.md, reports/strength.json)."),
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+        "examples:\n"
+        "  kodex strength                        every mutant of model/ against the corpus (cached)\n"
+        "  kodex strength --file model/combat.py --fresh   one engine file, cached verdicts ignored\n"
+        "  kodex strength --sample 600 --fail-under 100 --file model/queue.py   as .ci/strength\n"
+        "  kodex strength --max 20 --no-cache -q   a smoke run\n"
+        "exit status: 0 done, no problem (and the score at least --fail-under); 1 a problem (a\n"
+        "  mutant declared equivalent that the corpus kills, a declaration that matches no mutant,\n"
+        "  an unused claim that does not hold), the score below --fail-under, or a case path or\n"
+        "  corpus that does not load (named); 2 a bad equivalence file (named, with the line) or\n"
+        "  bad usage (an option); 5 an output that cannot be written.\n"
+        "writes: strength.md and strength.json in --out (default reports/), the result cache in\n"
+        "  --cache (default .strength-cache/; --no-cache: none)"))
     p.add_argument("corpus", nargs="*", help="case files or directories (default: the corpus)")
     p.add_argument("--out", metavar="DIR", default="reports",
                    help="where strength.md and strength.json go (default: reports/)")

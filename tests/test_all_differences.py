@@ -7,12 +7,11 @@ import copy
 
 from conformance.loader import load_files
 from conformance.matching import all_differences, first_difference, observed_view, step_verbs
-from conformance.runner import choose_ruleset
-from model import engine
+from conformance.runner import choose_ruleset, run_reference
 
 
 def _observed(case):
-    res = engine.run_case(case.given, case.when, ruleset=choose_ruleset(case)[0], version=case.version)
+    res = run_reference(case, choose_ruleset(case)[0])
     return observed_view(res.state, res.events, res.result, res.refused)
 
 

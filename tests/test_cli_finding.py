@@ -70,11 +70,11 @@ def test_did_you_mean_for_a_field(capsys, tmp_path):
 
 @pytest.mark.parametrize("command", ["clauses", "clause", "check", "run", "explain", "serve",
                                      "coverage", "diff", "merge", "report", "amend", "prove",
-                                     "fuzz"])
+                                     "fuzz", "strength"])
 def test_help_has_examples_and_exit_codes(command, capsys):
     try:
         rc = cli.main([command, "--help"])
-    except SystemExit as exc:            # prove and fuzz: their own parsers exit
+    except SystemExit as exc:            # prove, fuzz and strength: their own parsers exit
         rc = exc.code
     assert rc == 0
     out = capsys.readouterr().out

@@ -381,9 +381,9 @@ def test_every_result_over_the_corpus_is_plain_json_data():
     into a state, an event or a refusal (a muscle reward's draw once carried a `Cause` object as
     its `moved.cause`, which the protocol sent as a repr string)."""
     from conformance.loader import load_files
-    from conformance.runner import choose_ruleset
+    from conformance.runner import choose_ruleset, run_reference
     for case in load_files().cases:
-        res = run_case(case.given, case.when, choose_ruleset(case, None)[0], version=case.version)
+        res = run_reference(case, choose_ruleset(case, None)[0])
         bad = _plain_json({"state": res.state, "events": res.events, "refused": res.refused,
                            "result": res.result})
         assert not bad, (case.id, bad[:3])

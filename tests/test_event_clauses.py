@@ -11,8 +11,8 @@ import pytest
 
 from conformance.catalog import load_catalog
 from conformance.loader import load_files
-from conformance.runner import choose_ruleset
-from model import engine, event_clauses
+from conformance.runner import choose_ruleset, run_reference
+from model import event_clauses
 from model.event_clauses import clauses_of, stamp
 
 
@@ -30,7 +30,7 @@ def corpus_events():
     for case in res.cases:
         rulesets = list(case.rulesets or []) or [choose_ruleset(case)[0]]
         for rs in rulesets:
-            run = engine.run_case(case.given, case.when, ruleset=rs, version=case.version)
+            run = run_reference(case, rs)
             out.extend((case.id, rs, ev) for ev in run.events)
     return out
 

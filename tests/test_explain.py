@@ -165,3 +165,94 @@ def test_a_ruleset_parameter_behind_a_clause_is_named(capsys):
 def test_clause_as_the_kodex_writes_it(capsys, written):
     assert cli.main(["clause", written]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("136.8")
+
+
+# ------------------------------------------------------------------ hkk-case/2 (issue 26, 28)
+
+QUEUE = ROOT / "conformance" / "corpus" / "reactions-queue.yaml"
+
+# rb7:harci-fazis.IV/two-creatures-kill-each-other without its then: in hkk-case/2 the combat goes
+# in rounds (both pass: the next sub-phase), the two declarations take effect together and both
+# creatures die; the same steps read as hkk-case/1 mean something else (a pass is not a round's)
+MUTUAL_KILL = """\
+given:
+  turn: {active: A, phase: combat, combat_step: II}
+  players:
+    A: {vp: 3, guard_post: [a1]}
+    B: {vp: 3, guard_post: [b1]}
+  cards:
+    a1: {kind: creature, damage: 1, hp: 3, abilities: [{keyword: direct_damage, x: 3}]}
+    b1: {kind: creature, damage: 1, hp: 2, abilities: [{keyword: direct_damage, x: 3}]}
+when:
+  - attack: {player: A, attacks: [{attacker: a1, target: b1}]}
+  - pass: {player: A}
+  - pass: {player: B}
+  - activate: {player: A, card: a1, ability: direct_damage, x: 3, targets: [b1]}
+  - activate: {player: B, card: b1, ability: direct_damage, x: 3, targets: [a1]}
+  - pass: {player: A}
+  - pass: {player: B}
+"""
+
+
+def _refused(acc):
+    return next((s["refused"] for s in acc["steps"] if "refused" in s), None)
+
+
+def test_a_hkk_case_2_file_is_explained_in_its_own_format(capsys):
+    rc, out, err = _explain([str(QUEUE), "-k", "4.21.1/waiting-creature-is-in-no-zone", "--json"],
+                            capsys)
+    assert rc == 0, err
+    (acc,) = json.loads(out)["situations"]
+    assert acc["format"] == "hkk-case/2" and acc["check"]["holds"]
+    assert ("queued", "4.21.1") in [(ev["event"], ev.get("clause")) for ev in _events(acc)]
+    assert {"path": "/cards/a1/zone", "before": "hand", "after": "queue"} in acc["changes"]
+    rc, out, _ = _explain([str(QUEUE), "-k", "4.21.1/waiting-creature-is-in-no-zone"], capsys)
+    assert rc == 0 and 'queued entry="q1"' in out and "· hkk-case/2" in out and "then holds" in out
+    # every hkk-case/2 case of the corpus: its then holds when explained (file and corpus mode)
+    from conformance.loader import load_files
+    v2 = sorted({c.file for c in load_files().cases if c.format == "hkk-case/2"})
+    assert len(v2) >= 5
+    rc, out, err = _explain([*v2, "--json"], capsys)
+    accs = json.loads(out)["situations"]
+    assert rc == 0, err
+    assert len(accs) > 250 and {a["format"] for a in accs} == {"hkk-case/2"}
+    assert [a["id"] for a in accs if not a["check"]["holds"]] == []
+    rc, out, err = _explain(["-k", "rb7:kijatszasi-sorrend/borun-the-bell-waiting-on-the-queue",
+                             "--json"], capsys)
+    assert rc == 0 and json.loads(out)["situations"][0]["check"]["holds"], err
+
+
+def test_a_hkk_case_2_situation_on_stdin_gets_the_hkk_case_2_answer(capsys, monkeypatch):
+    rc, out, err = _explain(["-", "--format", "hkk-case/2", "--json"], capsys, MUTUAL_KILL,
+                            monkeypatch)
+    assert rc == 0, err
+    (acc,) = json.loads(out)["situations"]
+    assert acc["format"] == "hkk-case/2" and _refused(acc) is None
+    evs = [(ev["event"], ev.get("card") or ev.get("step")) for ev in _events(acc)]
+    assert ("combat_step", "IV") in evs and ("combat_step", "V") in evs
+    assert ("died", "a1") in evs and ("died", "b1") in evs
+    assert {"path": "/players/A/graveyard", "before": [], "after": ["a1"]} in acc["changes"]
+    # `format:` beside given and when says the same
+    rc, out, _ = _explain(["-", "--json"], capsys, "format: hkk-case/2\n" + MUTUAL_KILL, monkeypatch)
+    (same,) = json.loads(out)["situations"]
+    assert rc == 0 and same["format"] == "hkk-case/2" and same["changes"] == acc["changes"]
+    # the default is hkk-case/1, where the same steps mean something else: no round, no IV
+    rc, out, _ = _explain(["-", "--json"], capsys, MUTUAL_KILL, monkeypatch)
+    (v1,) = json.loads(out)["situations"]
+    assert rc == 0 and v1["format"] == "hkk-case/1"
+    assert _refused(v1)["step"] == 3 and ("died", "b1") not in [
+        (ev["event"], ev.get("card")) for ev in _events(v1)]
+    rc, out, _ = _explain(["-"], capsys, MUTUAL_KILL, monkeypatch)
+    assert "<stdin>:1 · hkk-case/1" in out
+
+
+def test_a_files_own_format_wins_over_format_and_an_unknown_one_is_refused(capsys, monkeypatch):
+    v1 = ROOT / "conformance" / "corpus" / "reactions-combat-v1.yaml"
+    rc, out, err = _explain([str(v1), "--format", "hkk-case/2", "--json"], capsys)
+    accs = json.loads(out)["situations"]
+    assert rc == 0, err
+    assert {a["format"] for a in accs} == {"hkk-case/1"} and all(a["check"]["holds"] for a in accs)
+    rc, _out, err = _explain(["-"], capsys, "format: hkk-case/9\n" + MUTUAL_KILL, monkeypatch)
+    assert rc == 2 and "<stdin>:1: /format: unsupported format 'hkk-case/9'" in err
+    assert cli.main(["explain", "-", "--format", "hkk-case/3"]) == 2
+    assert "unknown case format 'hkk-case/3' (did you mean 'hkk-case/2'?)" in capsys.readouterr().err

@@ -11,7 +11,7 @@ import pytest
 from conformance import refusals
 from conformance.loader import load_files
 from conformance.matching import clause_matches, step_verbs
-from conformance.runner import choose_ruleset
+from conformance.runner import choose_ruleset, run_reference
 from model import engine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def corpus_runs():
     out = []
     for case in loaded.cases:
         ruleset, _ = choose_ruleset(case, None)
-        out.append((case, engine.run_case(case.given, case.when, ruleset=ruleset, version=case.version)))
+        out.append((case, run_reference(case, ruleset)))
     return out
 
 

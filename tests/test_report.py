@@ -627,6 +627,16 @@ def test_a_page_for_every_case(runs, site):
     outcome = {c["case_id"]: c["outcome"] for c in fake["cases"]}  # the reference passes all
     assert {html.unescape(c) for _b, d, c in rows if d == "1"} == {
         cid for cid, o in outcome.items() if o not in ("pass", "xpass")}
+    # every page's reference verdict agrees with `kodex run`: a case it passes (a hkk-case/2 one
+    # too, run in its own format) meets every expectation on its page
+    passed = [c["case_id"] for c in ref["cases"] if c["outcome"] == "pass"]
+    assert "rb7:kijatszasi-sorrend/borun-the-bell-waiting-on-the-queue" in passed
+    wrong = []
+    for cid in passed:
+        raw = (out / case_page(cid)).read_text(encoding="utf-8")
+        if "does not meet" in raw or "meets every expectation" not in raw:
+            wrong.append(cid)
+    assert wrong == [], f"{len(wrong)} pages of passing cases disagree with the run: {wrong[:5]}"
 
 
 def test_clause_cross_references_link_to_the_clause(site):

@@ -266,13 +266,12 @@ def corpus():
 @pytest.fixture(scope="module")
 def reference(corpus):
     """Every corpus case run by the reference engine in-process, under its ruleset."""
-    from conformance.runner import choose_ruleset
-    from model import engine
+    from conformance.runner import choose_ruleset, run_reference
     runs = []
     for c in corpus:
         ruleset, _why = choose_ruleset(c, None)
         if ruleset is not None:
-            runs.append(engine.run_case(c.given, c.when, ruleset, version=c.version))
+            runs.append(run_reference(c, ruleset))
     return runs
 
 

@@ -1766,9 +1766,9 @@ def _reference_run(case, ruleset: str | None) -> dict:
     if key in _REFERENCE:
         return _REFERENCE[key]
     from conformance.matching import all_differences, observed_view, step_verbs
-    from model import engine
+    from conformance.runner import run_reference
     try:
-        res = engine.run_case(case.given, case.when, ruleset=ruleset)
+        res = run_reference(case, ruleset)      # in the case's own format (hkk-case/N)
     except Exception as exc:     # an input the engine cannot read, an unknown ruleset …
         out = {"error": f"{type(exc).__name__}: {exc}", "ruleset": ruleset}
     else:
