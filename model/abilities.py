@@ -369,7 +369,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
     st = g.state
     cid = card.id
     kw = ab.get("keyword")
-    since = g.watch.mark() if g.watch is not None else 0
+    since = g.watch.mark() if g.watch is not None else None
     if "effects" not in ab:
         g.refuse("136.0", f"{cid}'s {kw} is not an ability that is activated")
     if st.controller(cid) is None:

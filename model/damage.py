@@ -9,7 +9,7 @@ taken at least its SP), rb7:lapok-elpusztitasa (destroyed: to the owner's gravey
 """
 from __future__ import annotations
 
-from typing import Collection
+from typing import Any, Collection
 
 from . import keywords, limits, numbers, replacement, stats
 from .game import Game
@@ -101,6 +101,18 @@ def _apply_step(g: Game, verb: str, args: dict, by: str) -> None:
     g.apply_effect(g, verb, args, by)
 
 
+def _named_keyword(card, ability: Any) -> Any:
+    """The keyword of the ability an `activate` step names: by keyword, by index, or (no
+    `ability`) the card's only one, as abilities._find reads it."""
+    if ability is None and len(card.abilities) == 1:
+        ability = 0
+    if isinstance(ability, str):
+        return ability
+    if isinstance(ability, int) and not isinstance(ability, bool) and 0 <= ability < len(card.abilities):
+        return card.abilities[ability].get("keyword")
+    return None
+
+
 def life_saving_targets(state, verb: str, args: dict) -> set[str]:
     """The dying creatures this step tries to save (regeneration 136.8, healing 4.26, a card
     played at them, its own shadow — 136.9: "akár … életmentő cselekvésként is"): only they stay
@@ -110,14 +122,10 @@ def life_saving_targets(state, verb: str, args: dict) -> set[str]:
         return set()
     if verb == "activate":
         cid = args.get("card")
-        card = state.cards.get(cid)
-        ability = args.get("ability")
+        card = state.cards.get(cid) if isinstance(cid, str) else None
         if card is None or cid not in dying:
             return set()
-        keyword = ability if isinstance(ability, str) else (
-            card.abilities[ability].get("keyword")
-            if isinstance(ability, int) and 0 <= ability < len(card.abilities) else None)
-        return {cid} if keyword in ("regeneration", "shadow") else set()
+        return {cid} if _named_keyword(card, args.get("ability")) in ("regeneration", "shadow") else set()
     if verb == "heal":
         return {args.get("target")} & set(dying)
     if verb == "play":
@@ -134,10 +142,7 @@ def life_saving_step(state, verb: str, args: dict) -> bool:
     if verb == "activate":
         cid = args.get("card")
         card = state.cards.get(cid) if isinstance(cid, str) else None
-        ability = args.get("ability")
-        return card is not None and cid in just and (
-            ability == "regeneration" or (isinstance(ability, int) and 0 <= ability < len(card.abilities)
-                                          and card.abilities[ability].get("keyword") == "regeneration"))
+        return card is not None and cid in just and _named_keyword(card, args.get("ability")) == "regeneration"
     if verb == "heal":
         return args.get("target") in just
     if verb == "play":

@@ -207,8 +207,8 @@ def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
                 g.refuse("4.17.0", f"{cid} is not in {player}'s hand")
         if len(chosen) != count:
             g.refuse("4.17.3", f"the cost discards {count} card(s), {len(chosen)} named")
-    for cid in chosen:
-        g.card(cid)
+    for named in chosen:                                 # each a card of the case (an input error else)
+        g.card(named)
     for cid in chosen:                                   # 4.24.2: each card a part of its own
         as_far_as_possible(g, "discard", lambda cid=cid: _discard_one(g, player, hand, cid, to, as_cost),
                            card=cid, player=player, source=a.get("source"))
@@ -312,8 +312,8 @@ def do_remove_counter(g: Game, a: dict[str, Any], by: str) -> None:
     counters.remove_counter(g, a["card"], str(a["counter"]), _count(a))
 
 
-def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: bool = False,
-                        replacing: bool = False) -> str:
+def sacrifice_permanent(g: Game, player: str, cid: str, forced: bool, as_cost: bool,
+                        replacing: bool) -> str:
     """104 / 105: a player sacrifices one of their permanents: it goes to the graveyard."""
     clause = "104.0" if forced else "105.0"
     g.card(cid)

@@ -235,7 +235,7 @@ def play(g: Game, a: dict[str, Any], by: str) -> None:
     """`play`: the card is played (4.21.0) and comes into being at once, or — `wait: true`, or a
     reaction card answering the reaction queue — waits on the queue for answers (4.21.1,
     model/queue.py) until both players pass (model/bidding.py resolves it)."""
-    since = g.watch.mark() if g.watch is not None else 0
+    since = g.watch.mark() if g.watch is not None else None
     entry = announce(g, a, by)
     if entry.get("queued"):
         _to_queue(g, entry)
