@@ -160,7 +160,8 @@ def _row(clauses: list, cited: dict[str, set], untestable: dict[str, str],
             verdicts.pop("not_in_run", None)
         row["verdicts"] = verdicts
         row["pass_rate"] = pass_rate({k: v for k, v in verdicts.items() if k != "not_in_run"})
-        row["verdict_share"] = verdict_share({k: v for k, v in verdicts.items() if k != "not_in_run"})
+        row["verdict_share"] = verdict_share({k: v for k, v in verdicts.items() if k != "not_in_run"},
+                                             digits=None)       # rounded once, where it is shown
         ok = 0
         for c in covered:
             judged = [results[cid] for cid in cited.get(c.id, ()) if cid in results
