@@ -48,11 +48,11 @@ def index(step: str) -> int:
 
 
 def set_step(g: Game, step: str) -> None:
-    if g.state.turn_info.combat_step != step:
-        g.state.turn_info.combat_step = step
-        g.emit("combat_step", step=step)
-        if g.state.version >= 2:
-            start_phase_record(g.state)        # hkk-case/2: a round of its own, the attacker first
+    """Enter sub-phase `step` (every caller passes a later one than the current)."""
+    g.state.turn_info.combat_step = step
+    g.emit("combat_step", step=step)
+    if g.state.version >= 2:
+        start_phase_record(g.state)            # hkk-case/2: a round of its own, the attacker first
 
 
 def at_least(g: Game, step: str) -> None:

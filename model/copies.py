@@ -68,7 +68,7 @@ def do_copy(g: Game, a: dict[str, Any], by: str) -> None:
     copy = source.copy()
     copy.id, copy.owner = new, player                          # 96.7
     copy.abilities = abilities_now(g, source)
-    copy.counters, copy.wounds, copy.attached_to, copy.marks = {}, 0, None, {}
+    copy.counters, copy.attached_to, copy.marks = {}, None, {}     # wounds: none on entering (zones)
     copy.premade, copy.standalone_token, copy.play_as, copy.original = True, False, {}, None
     enter_new(g, copy, player, "table", None)                  # 96.6; 131.5–131.6 as it enters
 

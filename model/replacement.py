@@ -52,7 +52,6 @@ REPLACED_MARK = "_replaced"     # on the steps a replacement brings: never repla
 @dataclass(frozen=True)
 class Candidate:
     card: str
-    index: int
     entry: dict[str, Any]
     attrs: Effect
 
@@ -95,11 +94,11 @@ def candidates(g: Game, event: str, subject: str, source: str | None,
                                    timestamp=card.timestamp, ability=e.get("ability", "static"),
                                    prohibiting=bool(e.get("prohibiting", False)), id=ident,
                                    settles=frozenset(e.get("settles", ())))
-                    out.append(Candidate(cid, i, e, attrs))
+                    out.append(Candidate(cid, e, attrs))
     return out
 
 
-LIFE_EVENTS = {"destroy": lambda a: Cause("destroy", damage=True),
+LIFE_EVENTS = {"destroy": lambda a: Cause("destroy"),
                "sacrifice": lambda a: Cause("sacrifice", forced=bool(a.get("forced", False)),
                                             as_cost=bool(a.get("as_cost", False)))}
 
@@ -113,13 +112,13 @@ def life_counter(g: Game, event: str, subject: str, args: dict[str, Any]) -> Can
     card = st.cards.peek(subject)
     cause = LIFE_EVENTS[event](args)
     if event == "destroy" and st.turn_info.in_strike:
-        cause = Cause("destroy", damage=True, combat=True)             # 134.4.7
+        cause = Cause("destroy", combat=True)                          # 134.4.7
     if not (card.is_creature and card.counter("life") > 0 and counter_works(card, "life")
             and life_counter_applies(cause) and g.disadvantage_of != subject):
         return None
     attrs = Effect(strong=False, continuous=False, timestamp=st.clock + 1, ability="automatic",
                    prohibiting=True, id=f"{subject}:life")
-    return Candidate(subject, -1, {"instead": []}, attrs)
+    return Candidate(subject, {"instead": []}, attrs)
 
 
 def _event_amount(event: str, args: dict[str, Any]) -> Any:

@@ -287,9 +287,6 @@ def exchange(g: Game, a: dict[str, Any], by: str) -> None:
             g.refuse("5.4.4", f"the guard post holds {len(pl.zones['guard_post'])} creatures, more than its "
                               f"size {size}: the exchange must bring it back to {size}; {len(post)} named")
         g.refuse("5.4.3", f"at most {size} creatures stand in the guard post; {len(post)} named")
-    for cid in post:
-        if cid in pl.zones["reserve"] and not st.cards.peek(cid).active:
-            g.refuse("5.4.5", f"{cid} is passive: a passive creature cannot enter the guard post")
     for cid in reserve:                                          # withdrawals first, then entries
         if cid in pl.zones["guard_post"]:
             move_card(g, cid, "reserve", Cause("exchange"), to_player=player)
