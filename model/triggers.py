@@ -63,7 +63,6 @@ class Watch:
         self.now: list[dict[str, Any]] = []        # immediately (133.2)
         self.due: list[dict[str, Any]] = []        # when the action's own effects are done
         self.fired = 0
-        self.busy = False
         if forgotten is not None and (not isinstance(forgotten, list)
                                       or not all(isinstance(x, str) for x in forgotten)):
             raise InputProblem("forgotten: a list of card ids or card#index of automatic abilities")
@@ -106,14 +105,18 @@ class Watch:
 
     # -- carrying out -----------------------------------------------------
     def run_immediate(self) -> None:
-        if self.busy:
-            return
-        self.busy = True
-        try:
-            while self.now:
-                fire(self.g, self.now.pop(0), self)
-        finally:
-            self.busy = False
+        """133.2: the "immediately" abilities set off so far, in order. One set off by an effect of
+        a running ability waits for nothing ("sem az esetleges többi kapcsolódó hatásra"): it comes
+        right after that effect, before the ability's next one (each ability gathers what its own
+        effects set off in a list of its own); those set off together with it wait for it."""
+        while self.now:
+            rec = self.now.pop(0)
+            outer, self.now = self.now, []
+            try:
+                fire(self.g, rec, self)
+                self.run_immediate()
+            finally:
+                self.now = outer + self.now
 
     def run_due(self) -> None:
         """The end of an action: the automatic abilities it set off, in the order the active player
