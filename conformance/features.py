@@ -41,8 +41,8 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     an effect whose text settles a contradiction with another: ``settles`` on a conflict effect,
     a continuous or a replace entry (mk:5.10.A);
 ``costs``
-    costs as numbers: an entry on ``cost_vp`` … ``cost_nekron``, or ``base_cost`` in ``then``
-    (99.7);
+    costs as numbers: an entry on ``cost_vp`` … ``cost_nekron`` (99.7) or ``ability_cost_vp`` …
+    ``ability_cost_nekron`` (99.0, 99.3), or ``base_cost`` in ``then``;
 ``zone_scopes``
     a scope given as a mapping ``{zones, player, kind, color}`` (99.6);
 ``conditions``
@@ -157,7 +157,8 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("windows")
         if isinstance(node.get("settles"), list):
             found.add("settles")
-        if isinstance(node.get("number"), str) and node["number"].startswith("cost_") or "base_cost" in node:
+        if isinstance(node.get("number"), str) and node["number"].startswith(("cost_", "ability_cost_")) \
+                or "base_cost" in node:
             found.add("costs")
         if node.get("number") in ("regeneration_cap", "guard_post_size", "draw_per_turn"):
             found.add("rule_numbers")

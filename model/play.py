@@ -48,7 +48,7 @@ from typing import Any
 from . import conditions, forms, keywords, queue, resources, spells, stats
 from .shapes import COST_KEYS
 from .decisions import wait_for_answer
-from .effects import apply_effect
+from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
@@ -128,8 +128,9 @@ def _ids(pay: dict[str, Any], key: str) -> list[str]:
     return list(v)
 
 
-def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) -> None:
-    """4.20.3: check the whole cost first, then pay all of it; never in part."""
+def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], fixed: bool = False) -> None:
+    """4.20.3: check the whole cost first, then pay all of it; never in part. `fixed`: the use cost
+    of an ability that 99.3 keeps from being replaced (model/activation_costs.py)."""
     st = g.state
     pl = st.players[player]
     for key, n in cost.items():
@@ -184,6 +185,9 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
         g.emit("passivated", card=cid)
     # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
     for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
+        if fixed:                      # 99.3: no replacement reaches it
+            sacrifice_permanent(g, player, cid, False, True)
+            continue
         # through the effect dispatcher: a replacement in force replaces it, and the replaced
         # sacrifice counts as paid (mk:5.12.B)
         apply_effect(g, "sacrifice", {"player": player, "card": cid, "forced": False,

@@ -17,11 +17,13 @@ PLAYERS = ("A", "B")
 COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
 # a card's summoning cost, part by part, as numbers (99.7, mk:5.01.C); never below 0
 COST_NUMBERS = tuple(f"cost_{k}" for k in COST_KEYS)
+# the use cost of a card's activated abilities, part by part (99.0; 99.3 fixes some: model/activation_costs.py)
+ABILITY_COST_NUMBERS = tuple(f"ability_cost_{k}" for k in COST_KEYS)
 # the ruleset's numbers a card may change: per creature, per player ("ha egy kártya mást nem diktál")
 CARD_RULE_NUMBERS = ("regeneration_cap",)                     # 136.7
 PLAYER_RULE_NUMBERS = ("guard_post_size", "draw_per_turn")   # 5.4.3, rb7:huzasi-fazis
 NUMBERS = (("damage", "hp", "max_hp", "max_vp") + COST_NUMBERS  # of a card (damage, hp, cost_*); of a player
-           + CARD_RULE_NUMBERS + PLAYER_RULE_NUMBERS)
+           + CARD_RULE_NUMBERS + PLAYER_RULE_NUMBERS + ABILITY_COST_NUMBERS)
 AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken", "spell_discard", "spell_draw")
 # on a discard / draw step: its count is not a spell effect's to modify (again) — the spell's
 # modifier was applied (a rest, a decision), or a keyword ability's number sets it (134.10)

@@ -43,7 +43,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
-from . import keywords, queue, stats
+from . import activation_costs, keywords, queue, stats
 from .errors import InputProblem, Refusal
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, Card, jcopy, other
@@ -239,7 +239,7 @@ def use_related(g: Game, a: dict[str, Any], by: str) -> None:
     from .play import pay_cost
     card = g.state.cards.peek(rec["card"])
     ab = _ability(g, rec)
-    pay_cost(g, rec["player"], dict(ab.get("cost") or {}), {})
+    pay_cost(g, rec["player"], activation_costs.cost(g, card, ab), {}, activation_costs.fixed(g, card))
     _carry_out(g, card, rec["player"], a["effects"])
 
 
