@@ -35,7 +35,8 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     true``, an ability with ``reaction`` or ``on_play``, the verbs ``prevent`` / ``modify``,
     ``queue`` in ``then``, or a queue event (docs/spec/hkk-reactions.md);
 ``triggers``
-    hkk-case/2: automatic abilities — an ability with ``trigger``, a step's ``forgotten``, the
+    hkk-case/2: automatic abilities — an ability with ``trigger``, a delayed resource with
+    ``trigger`` (a ``delay`` step's or one of ``given.delayed``, 114.2), a step's ``forgotten``, the
     verb ``make_up``, ``missed`` in ``then``, or a ``triggered`` / ``missed`` / ``made_up`` event;
 ``settles``
     an effect whose text settles a contradiction with another: ``settles`` on a conflict effect,
@@ -185,6 +186,8 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
             found.add("reactions")                # an instant reaction card
         if isinstance(node.get("keyword"), str):  # an ability entry
             found.update(f for k, f in _ABILITY_FEATURES.items() if node.get(k) not in (None, False))
+        if isinstance(node.get("trigger"), dict) and "step" in node:
+            found.add("triggers")                 # a delayed resource that comes on an event (114.2)
         stack.extend(node.values())
 
 

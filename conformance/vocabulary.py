@@ -262,7 +262,7 @@ EVENTS: dict[str, Event] = {
                     "an effect was replaced (mk:5.12.B): `verb` the event replaced, `target` whom it would have happened to, `card` the replacing card, `effect` the entry's id"),
     "effect_started": _ev("effect source affects", "effect", "a timed effect came into being (99.4); `affects` what it reaches (99.5)"),
     "effect_ended": _ev("effect", None, "a timed effect ended (99.4)"),
-    "resource_delayed": _ev("effect at player", "effect at", "a delayed resource was set up (114)"),
+    "resource_delayed": _ev("effect at player", "effect at", "a delayed resource was set up (114); one that comes on an event (hkk-case/2) carries `trigger`, its pattern, instead of `at`"),
     "resource_arrived": _ev("effect player", "effect", "a delayed resource came: its step follows (114.1)"),
     "repeated": _ev("card clause", "card", "the effects of a card were repeated (106)"),
     "combat_step": _ev("step", None, "the combat moved to a sub-phase (rb7:harci-fazis I–VII)"),
@@ -432,7 +432,7 @@ V2_EVENTS: dict[str, Event] = {
     "combat_ability_declared": _ev("card target amount element player", "card target amount",
                                    "hkk-case/2: a combat ability declared in IV; it takes effect with the others when IV ends (rb7:harci-fazis.IV)"),
 }
-V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",)}
+V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",), "resource_delayed": ("trigger",)}
 V2_THEN_FIELDS: dict[str, str] = {
     "queue": "hkk-case/2: the reaction queue, bottom first: `[{id, kind, player, card, ability, targets, answers, reaction, with, from, prevented, modify}]` (4.21.1)",
     "missed": "hkk-case/2: the forgotten automatic effects that may still be made up this turn: `[{card, ability, player}]` (133.4)",
@@ -932,9 +932,16 @@ def generated_schema_v2(v1: dict | None = None) -> dict:
         card[name] = {"type": "boolean", "description": meaning}
     ab = d["ability"]
     nonneg = {"type": "integer", "minimum": 0}
+    d["trigger"] = {"title": "An event pattern: the `trigger` of an automatic ability or of a delayed resource",
+                    "type": "object", "required": ["event"],
+                    "properties": {"event": {"enum": list(vocabulary(2)["events"])}}}
+    d["delayed"]["properties"]["trigger"] = {"$ref": "#/$defs/trigger",
+                                             "description": "hkk-case/2, instead of `at`: it comes once, on "
+                                                            "an event of this pattern (114.2)"}
+    d["delayed"]["required"] = ["step"]
+    d["delayed"]["oneOf"] = [{"required": ["at"]}, {"required": ["trigger"]}]
     ab["properties"].update({
-        "trigger": {"type": "object", "required": ["event"], "properties": {"event": {"enum": list(vocabulary(2)["events"])}},
-                    "description": V2_ABILITY_FIELDS["trigger"]},
+        "trigger": {"$ref": "#/$defs/trigger", "description": V2_ABILITY_FIELDS["trigger"]},
         "immediately": {"type": "boolean", "description": V2_ABILITY_FIELDS["immediately"]},
         "reaction": {"enum": [True, False, "only"], "description": V2_ABILITY_FIELDS["reaction"]},
         "on_play": {"type": "boolean", "description": V2_ABILITY_FIELDS["on_play"]},

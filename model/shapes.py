@@ -54,7 +54,7 @@ REPLACEABLE = ("damage", "heal", "draw", "discard", "mill", "gain_vp", "destroy"
 _REPLACER_FIELDS = {"id", "event", "scope", "instead", "strong", "ability", "prohibiting", "settles"}
 COMBAT_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 DELAYED_AT = ("end_of_turn", "next_preparation", "end_of_phase")
-_DELAYED_FIELDS = {"id", "at", "step", "by", "source", "created"}
+_DELAYED_FIELDS = {"id", "at", "trigger", "step", "by", "source", "created"}
 
 
 # ---------------------------------------------------------------------------
@@ -222,6 +222,13 @@ def check_condition(value: Any, where: str) -> list[dict[str, Any]]:
     return [dict(c) for c in value]
 
 
+def check_pattern(pattern: Any, where: str) -> None:
+    """An event pattern (a delayed resource's `trigger`, as an automatic ability's): one event name
+    and the fields it must have."""
+    if not isinstance(pattern, dict) or not isinstance(pattern.get("event"), str):
+        raise InputProblem(f"{where}: an event pattern {{event: NAME, field: value, …}}")
+
+
 def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[str, Any]:
     """A delayed resource of `given.delayed` (114)."""
     if not isinstance(item, dict):
@@ -229,7 +236,11 @@ def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[st
     unknown = set(item) - _DELAYED_FIELDS
     if unknown:
         raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
-    if item.get("at") not in DELAYED_AT:
+    if "trigger" in item:                # hkk-case/2: it comes on an event (114.2, model/delayed.py)
+        if "at" in item:
+            raise InputProblem(f"{where}: `at` or `trigger`, not both")
+        check_pattern(item["trigger"], f"{where}/trigger")
+    elif item.get("at") not in DELAYED_AT:
         raise InputProblem(f"{where}/at: one of {', '.join(DELAYED_AT)}")
     step = item.get("step")
     if not isinstance(step, dict) or len(step) != 1:
