@@ -362,8 +362,7 @@ def _exiling(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, 
 
 def _pay(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, Any]) -> None:
     """The ability's use cost as it is now (99.0), never modified or replaced where 99.3 says so."""
-    pay_cost(g, player, activation_costs.cost(g, card, ab), dict(a.get("pay") or {}),
-             activation_costs.fixed(g, card))
+    pay_cost(g, player, activation_costs.cost(g, card, ab), dict(a.get("pay") or {}), card)
 
 
 # ---------------------------------------------------------------------------
@@ -424,7 +423,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
             g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards are not passivated")
         if not card.active or zone not in TABLE_ZONES:
             g.refuse("5.5.7.1", f"{cid} is passive: only an active card is passivated")
-    pay_cost(g, player, cost, dict(a.get("pay") or {}), activation_costs.fixed(g, card))   # 4.20.3
+    pay_cost(g, player, cost, dict(a.get("pay") or {}), card)           # 4.20.3; 99.3
     if passivate:
         card.active = False
         g.emit("passivated", card=cid)

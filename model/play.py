@@ -45,14 +45,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import conditions, forms, keywords, queue, resources, spells, stats
+from . import activation_costs, conditions, forms, keywords, queue, resources, spells, stats
 from .shapes import COST_KEYS
 from .decisions import wait_for_answer
 from .effects import apply_effect, sacrifice_permanent
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
-from .state import PERMANENT_KINDS, PLAYERS, jcopy, other
+from .state import PERMANENT_KINDS, PLAYERS, Card, jcopy, other
 from .zones import Cause, lift, move_card, put_back, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
@@ -128,9 +128,9 @@ def _ids(pay: dict[str, Any], key: str) -> list[str]:
     return list(v)
 
 
-def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], fixed: bool = False) -> None:
-    """4.20.3: check the whole cost first, then pay all of it; never in part. `fixed`: the use cost
-    of an ability that 99.3 keeps from being replaced (model/activation_costs.py)."""
+def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], of: Card | None = None) -> None:
+    """4.20.3: check the whole cost first, then pay all of it; never in part. `of`: the card whose
+    ability's use cost this is — 99.3 may keep it from being replaced (model/activation_costs.py)."""
     st = g.state
     pl = st.players[player]
     for key, n in cost.items():
@@ -183,6 +183,7 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], fi
     for cid in builders:
         st.cards[cid].active = False
         g.emit("passivated", card=cid)
+    fixed = bool(sacrifices) and of is not None and activation_costs.fixed(g, of)
     # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
     for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
         if fixed:                      # 99.3: no replacement reaches it

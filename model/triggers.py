@@ -256,7 +256,7 @@ def use_related(g: Game, a: dict[str, Any], by: str) -> None:
     from .play import pay_cost
     card = g.state.cards.peek(rec["card"])
     ab = _ability(g, rec)
-    pay_cost(g, rec["player"], activation_costs.cost(g, card, ab), {}, activation_costs.fixed(g, card))
+    pay_cost(g, rec["player"], activation_costs.cost(g, card, ab), {}, card)
     _carry_out(g, card, rec["player"], a["effects"])
 
 
