@@ -48,7 +48,7 @@ from typing import Any
 from . import activation_costs, conditions, forms, keywords, queue, resources, spells, stats
 from .shapes import COST_KEYS
 from .decisions import wait_for_answer
-from .effects import apply_effect, sacrifice_permanent
+from .effects import apply_effect, do_sacrifice
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
@@ -186,13 +186,13 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], of
     fixed = bool(sacrifices) and of is not None and activation_costs.fixed(g, of)
     # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
     for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
-        if fixed:                      # 99.3: no replacement reaches it
-            sacrifice_permanent(g, player, cid, False, True)
-            continue
-        # through the effect dispatcher: a replacement in force replaces it, and the replaced
-        # sacrifice counts as paid (mk:5.12.B)
-        apply_effect(g, "sacrifice", {"player": player, "card": cid, "forced": False,
-                                      "as_cost": True}, player)
+        args = {"player": player, "card": cid, "forced": False, "as_cost": True}
+        if fixed:                       # 99.3: no replacement reaches this use cost
+            do_sacrifice(g, args, player)
+        else:
+            # through the effect dispatcher: a replacement in force replaces it, and the replaced
+            # sacrifice counts as paid (mk:5.12.B)
+            apply_effect(g, "sacrifice", args, player)
     for cid in list(pl.zones["deck"][:nekron]):
         move_card(g, cid, "void", Cause("nekron", as_cost=True))          # 4.8.1, 4.18.2
 
