@@ -289,7 +289,8 @@ def _ability(g: Game, rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cost(g: Game, rec: dict[str, Any]) -> Any:
-    """The cost of what was set off: an automatic ability's none (133.1), a delayed resource's none."""
+    """The cost of what was set off: an activated related effect's (4.24.3.0); an automatic ability
+    (133.1) and a delayed resource have none."""
     return None if "delayed" in rec else _ability(g, rec).get("cost")
 
 
