@@ -71,7 +71,7 @@ class Watch:
     # -- noticing ---------------------------------------------------------
     def saw(self, ev: dict[str, Any]) -> None:
         st = self.g.state
-        if ev["event"] in ("triggered", "missed"):
+        if ev["event"] in ("triggered", "missed", "made_up"):   # the records: they set off nothing
             return
         if st.delayed:
             self._delayed(ev)
@@ -377,13 +377,12 @@ def _react(g: Game, card: Card, rec: dict[str, Any], ab: dict[str, Any],
     except Refusal as no:                # its effect does nothing; the effects of a card name it
         g.emit("effect_prevented", verb=verb, clause=no.clause, source=card.id)     # as `source`
         return
-    since = g.watch.mark() if g.watch is not None else 0
+    watch = g.watch                      # an automatic reaction is hkk-case/2's: its steps have a watch
+    since = watch.mark()
     entry = queue.push(g, {"kind": "trigger", "player": rec["player"], "card": card.id,
                            "ability": rec["ability"], "keyword": ab.get("keyword"), "targets": [],
-                           "effects": effects, "answers": target["id"], "reaction": True,
-                           "automatic": True})
-    if g.watch is not None:
-        g.watch.defer(entry, since)
+                           "effects": effects, "answers": target["id"], "reaction": True})
+    watch.defer(entry, since)
 
 
 __all__ = ["Watch", "fire", "order_triggers", "use_related", "make_up", "run_list", "MAX_FIRINGS"]
