@@ -35,14 +35,15 @@ need one (:func:`needs`), read from the whole case, the steps inside cards' ``ef
     true``, an ability with ``reaction`` or ``on_play``, the verbs ``prevent`` / ``modify``,
     ``queue`` in ``then``, or a queue event (docs/spec/hkk-reactions.md);
 ``triggers``
-    hkk-case/2: automatic abilities — an ability with ``trigger``, a step's ``forgotten``, the
+    hkk-case/2: automatic abilities — an ability with ``trigger``, a delayed resource with
+    ``trigger`` (a ``delay`` step's or one of ``given.delayed``, 114.2), a step's ``forgotten``, the
     verb ``make_up``, ``missed`` in ``then``, or a ``triggered`` / ``missed`` / ``made_up`` event;
 ``settles``
     an effect whose text settles a contradiction with another: ``settles`` on a conflict effect,
     a continuous or a replace entry (mk:5.10.A);
 ``costs``
-    costs as numbers: an entry on ``cost_vp`` … ``cost_nekron``, or ``base_cost`` in ``then``
-    (99.7);
+    costs as numbers: an entry on ``cost_vp`` … ``cost_nekron`` (99.7) or ``ability_cost_vp`` …
+    ``ability_cost_nekron`` (99.0, 99.3), or ``base_cost`` in ``then``;
 ``zone_scopes``
     a scope given as a mapping ``{zones, player, kind, color}`` (99.6);
 ``conditions``
@@ -124,7 +125,7 @@ def _verbs() -> frozenset[str]:
 # e.g. a player's or a zone's, is only walked through)
 _NODE_KEYS = frozenset(("continuous", "replace", "just_damaged", "settles", "number", "base_cost",
                         "scope", "kind", "keyword", "skip_phases", "modes", "prohibit", "spells",
-                        "play_as", "original", "cost_kinds", "reaction"))
+                        "play_as", "original", "cost_kinds", "reaction", "trigger"))
 
 
 def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
@@ -178,7 +179,7 @@ def _node(node: dict, found: set[str]) -> None:
     if isinstance(get("settles"), list):
         found.add("settles")
     number = get("number")
-    if isinstance(number, str) and number.startswith("cost_") or "base_cost" in node:
+    if isinstance(number, str) and number.startswith(("cost_", "ability_cost_")) or "base_cost" in node:
         found.add("costs")
     if number in ("regeneration_cap", "guard_post_size", "draw_per_turn"):
         found.add("rule_numbers")
@@ -206,6 +207,8 @@ def _node(node: dict, found: set[str]) -> None:
         found.add("reactions")                # an instant reaction card
     if isinstance(keyword, str):              # an ability entry
         found.update(f for k, f in _ABILITY_FEATURES.items() if get(k) not in (None, False))
+    if isinstance(get("trigger"), dict) and "step" in node:
+        found.add("triggers")                 # a delayed resource that comes on an event (114.2)
 
 
 def _regenerates_by_index(given: Any, when: Any) -> bool:

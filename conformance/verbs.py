@@ -260,11 +260,15 @@ _PROJECT = (
           Arg("id", "string", "the timed effect's id (default lasting-<n>)")),
          ("effect",), ("99.4", "99.5")),
     Verb("delay", "project",
-         "a delayed resource (114): the step comes at `at`, its decisions made now (114.4)",
+         "a delayed resource (114): the step comes at `at` (hkk-case/2: or on an event, `trigger`), its "
+         "decisions made now (114.4)",
          (Arg("at", "enum", "when it comes", ("end_of_turn", "end_of_phase", "next_preparation")),
           Arg("step", "step", "the step carried out then"),
-          Arg("id", "string", "the delayed resource's id (default delayed-<n>)")),
-         ("at", "step"), ("114",)),
+          Arg("id", "string", "the delayed resource's id (default delayed-<n>)"),
+          Arg("trigger", "trigger", "hkk-case/2, instead of `at`: it comes once, when an event of this "
+                               "pattern happens (an automatic ability's `trigger`, 114.2; "
+                               "docs/spec/hkk-effects.md)", since=2)),
+         ("step",), ("114",), one_of=("at", "trigger")),
     Verb("repeat", "project",
          "the effects of a card or of one of its abilities carried out again (106), the decisions "
          "made again",
@@ -414,6 +418,8 @@ def arg_schema(arg: Arg) -> dict:
                         "required": ["turns"], "additionalProperties": False}]}
     elif t == "step":
         s = {"$ref": "#/$defs/step"}
+    elif t == "trigger":
+        s = {"$ref": "#/$defs/trigger"}
     elif t == "cards_or_abilities":
         s = {"type": "array", "items": {"type": "string", "pattern": "^[^#]+(#[0-9]+)?$"}}
     elif t == "any":
@@ -438,6 +444,7 @@ def step_args_schema(verb: Verb, version: int = 1) -> dict:
     }
     if verb.required:
         out["required"] = list(verb.required)
-    if verb.one_of:
-        out["anyOf"] = [{"required": [name]} for name in verb.one_of]
+    one_of = [name for name in verb.one_of if verb.arg(name).since <= version]
+    if one_of:
+        out["anyOf"] = [{"required": [name]} for name in one_of]
     return out

@@ -262,7 +262,7 @@ EVENTS: dict[str, Event] = {
                     "an effect was replaced (mk:5.12.B): `verb` the event replaced, `target` whom it would have happened to, `card` the replacing card, `effect` the entry's id"),
     "effect_started": _ev("effect source affects", "effect", "a timed effect came into being (99.4); `affects` what it reaches (99.5)"),
     "effect_ended": _ev("effect", None, "a timed effect ended (99.4)"),
-    "resource_delayed": _ev("effect at player", "effect at", "a delayed resource was set up (114)"),
+    "resource_delayed": _ev("effect at player", "effect at", "a delayed resource was set up (114); one that comes on an event (hkk-case/2) carries `trigger`, its pattern, instead of `at`"),
     "resource_arrived": _ev("effect player", "effect", "a delayed resource came: its step follows (114.1)"),
     "repeated": _ev("card clause", "card", "the effects of a card were repeated (106)"),
     "combat_step": _ev("step", None, "the combat moved to a sub-phase (rb7:harci-fazis I–VII)"),
@@ -351,7 +351,7 @@ CARD_FIELDS: dict[str, str] = {
     "continuous": "project addition: the card's continuous effects while it is on the table (99.4, 102; [hkk-effects.md](hkk-effects.md#continuous-effects-the-card-field-continuous))",
     "replace": "project addition: the card's replacement effects while it is on the table (mk:5.12; [hkk-effects.md](hkk-effects.md#replacement-effects-the-card-field-replace))",
     "just_damaged": "project addition: `true` when the last step damaged the creature and a life-saving action may follow (136.8); accepted in `given`",
-    "colors": "project addition: the card's colours, one or two (rb7:ketszinu-lapok); a card of two colours is both and needs one of them shown or controlled to be played ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
+    "colors": "project addition: the card's colours, one or two; a card of two colours is both (rb7:ketszinu-lapok) and needs one of them shown or controlled to be played; a clan is its god's colour (rb7:lapok-szine-klanja-kapcsolat-a-hkk-istenekkel) ([hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "condition": "project addition: the card's play conditions, each `{colors: [...]}`, `{controls: {kind, subtype, icon}}` (a card so described under the player's control in play) or one step (`discard`, `mill`, `sacrifice_hp`) its player fulfils when playing it (mk:5.01.C, mk:5.12.B; [hkk-effects.md](hkk-effects.md#play-conditions-colors-and-condition))",
     "play_as": "project addition: kind → the card's fields in another form it may be played as (`play.as`; rb7:ketfelekeppen-hasznalhato-lapok, [hkk-cards.md](hkk-cards.md#cards-usable-two-ways-play_as))",
     "modes": "project addition: the modes of a modal card, `[{effects, needs_target}]`, one chosen at its play (`play.mode`; 111.7, [hkk-cards.md](hkk-cards.md#modal-spells-modes-1117))",
@@ -435,7 +435,7 @@ V2_EVENTS: dict[str, Event] = {
 # the records of automatic abilities themselves: no automatic ability is set off by one, so a
 # trigger may not name them (docs/spec/hkk-reactions.md, "Readings the kit chose")
 AUTOMATIC_RECORDS = ("triggered", "missed", "made_up")
-V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",)}
+V2_EVENT_FIELDS: dict[str, tuple[str, ...]] = {"passed": ("queue",), "resource_delayed": ("trigger",)}
 V2_THEN_FIELDS: dict[str, str] = {
     "queue": "hkk-case/2: the reaction queue, bottom first: `[{id, kind, player, card, ability, targets, answers, reaction, with, from, prevented, modify}]` (4.21.1)",
     "missed": "hkk-case/2: the forgotten automatic effects that may still be made up this turn: `[{card, ability, player}]` (133.4)",
@@ -935,10 +935,17 @@ def generated_schema_v2(v1: dict | None = None) -> dict:
         card[name] = {"type": "boolean", "description": meaning}
     ab = d["ability"]
     nonneg = {"type": "integer", "minimum": 0}
+    d["trigger"] = {"title": "An event pattern: the `trigger` of an automatic ability or of a delayed resource",
+                    "type": "object", "required": ["event"],
+                    "properties": {"event": {"enum": [e for e in vocabulary(2)["events"]
+                                                      if e not in AUTOMATIC_RECORDS]}}}
+    d["delayed"]["properties"]["trigger"] = {"$ref": "#/$defs/trigger",
+                                             "description": "hkk-case/2, instead of `at`: it comes once, on "
+                                                            "an event of this pattern (114.2)"}
+    d["delayed"]["required"] = ["step"]
+    d["delayed"]["oneOf"] = [{"required": ["at"]}, {"required": ["trigger"]}]
     ab["properties"].update({
-        "trigger": {"type": "object", "required": ["event"],
-                    "properties": {"event": {"enum": [e for e in vocabulary(2)["events"] if e not in AUTOMATIC_RECORDS]}},
-                    "description": V2_ABILITY_FIELDS["trigger"]},
+        "trigger": {"$ref": "#/$defs/trigger", "description": V2_ABILITY_FIELDS["trigger"]},
         "immediately": {"type": "boolean", "description": V2_ABILITY_FIELDS["immediately"]},
         "reaction": {"enum": [True, False, "only"], "description": V2_ABILITY_FIELDS["reaction"]},
         "on_play": {"type": "boolean", "description": V2_ABILITY_FIELDS["on_play"]},

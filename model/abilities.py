@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import combat, combat_steps, keywords, queue, stats
+from . import activation_costs, combat, combat_steps, keywords, queue, stats
 from .damage import deal_damage, heal
 from .zones import Cause, move_card
 from .errors import InputProblem
@@ -316,7 +316,7 @@ def _shadow(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, A
         g.refuse("136.9", f"{cid} is not {player}'s creature in play: its controller uses its shadow")
     check_timing(g, player, "instant")
     begin_action(g, player, life_saving=True)
-    pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))
+    _pay(g, player, card, ab, a)                                         # 99.0, 99.3, 4.20.3
     g.emit("ability_activated", card=cid, ability="shadow", player=player)
     move_card(g, cid, "hand", Cause("shadow"))
 
@@ -355,9 +355,14 @@ def _exiling(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, 
         yards.add(loc[0])
     if len(yards) > 1:
         g.refuse("4.16.4", "Semmizés takes its cards from one graveyard")
-    pay_cost(g, player, dict(ab.get("cost") or {}), dict(a.get("pay") or {}))     # 4.20.3
+    _pay(g, player, card, ab, a)                                         # 99.0, 99.3, 4.20.3
     g.emit("ability_activated", card=cid, ability="exiling", player=player)
     resolve_effects(g, card, player, [], [{"exile": {"card": x_id}} for x_id in chosen])
+
+
+def _pay(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, Any]) -> None:
+    """The ability's use cost as it is now (99.0), never modified or replaced where 99.3 says so."""
+    pay_cost(g, player, activation_costs.cost(g, card, ab), dict(a.get("pay") or {}), card)
 
 
 # ---------------------------------------------------------------------------
@@ -408,7 +413,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
         # 134.15: a reaction ability of a card with neutralization is a neutralization
         queue.check_answerable(g, answer, spell=False,
                                neutralization=keywords.has(g, card, "neutralization"))
-    cost = dict(ab.get("cost") or {})
+    cost = activation_costs.cost(g, card, ab)                           # 99.0, 99.3: as it is now
     passivate = bool(cost.pop("passivate", False))
     if passivate:
         zone = st.zone_of(cid)
@@ -418,7 +423,7 @@ def _generic(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], a: 
             g.refuse("5.5.4", f"{cid} sits on {card.attached_to}: attached cards are not passivated")
         if not card.active or zone not in TABLE_ZONES:
             g.refuse("5.5.7.1", f"{cid} is passive: only an active card is passivated")
-    pay_cost(g, player, cost, dict(a.get("pay") or {}))                  # 4.20.3
+    pay_cost(g, player, cost, dict(a.get("pay") or {}), card)           # 4.20.3; 99.3
     if passivate:
         card.active = False
         g.emit("passivated", card=cid)

@@ -10,7 +10,7 @@ Clauses covered
 * rb7:ketszinu-lapok: a card of two colours (`colors` lists two) may be played only if its player
   shows a card of one of the two colours from the hand (not the card itself) or controls a card of
   one of them in play — "minden esetben", so the condition needs no field; the same check is the
-  condition `{colors: [...]}` of any card.
+  condition `{colors: [...]}` of any card. A clan is its god's colour (model/colors.py).
 * rb7:hegymelyi, rb7:hegymelyi-lenyek: the hegymélyi icon (`icons: [hegymelyi]`) is no subtype and
   no ability; a spell (instant, sorcery, enchantment: rb7:varazslatok) with it is hegymélyi magic,
   played only while its player controls a hegymélyi creature in play, active or passive (the
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .colors import gods, of_color
 from .game import Game
 from .state import TABLE_ZONES, Card
 
@@ -49,7 +50,7 @@ def color_condition(card: Card) -> list[str] | None:
     for c in card.condition:
         if "colors" in c:
             return list(c["colors"])
-    return list(card.colors) if len(card.colors) >= 2 else None
+    return list(card.colors) if len(gods(card.colors)) >= 2 else None
 
 
 def is_hegymelyi(card: Card) -> bool:
@@ -85,8 +86,8 @@ def check(g: Game, player: str, card: Card, from_hand: bool) -> None:
     zones = st.players[player].zones
     colors = color_condition(card)
     if colors is not None:
-        shown = [cid for cid in zones["hand"] if cid != card.id and set(st.cards.peek(cid).colors) & set(colors)]
-        held = [cid for z in TABLE_ZONES for cid in zones[z] if set(st.cards.peek(cid).colors) & set(colors)]
+        shown = [cid for cid in zones["hand"] if cid != card.id and of_color(st.cards.peek(cid), colors)]
+        held = [cid for z in TABLE_ZONES for cid in zones[z] if of_color(st.cards.peek(cid), colors)]
         if not shown and not held:
             g.refuse("rb7:ketszinu-lapok",
                      f"{card.id} needs a card of {' or '.join(colors)} in {player}'s hand or under {player}'s "

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from .colors import of_color
 from .errors import InputProblem
 from .immunity import own_immunity
 from .working import ability_entries
@@ -111,7 +112,7 @@ def zone_members(state: State, ctrl: str, scope: dict[str, Any]) -> list[str]:
         for z in scope.get("zones", TABLE_SCOPE_ZONES):
             for cid in zones[z]:
                 c = state.cards.peek(cid)
-                if (kind is None or c.kind == kind) and (color is None or color in c.colors):
+                if (kind is None or c.kind == kind) and (color is None or of_color(c, (color,))):
                     out.append(cid)
     return out
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import (continuous, copies, counters, damage, delayed, keywords, limits, numbers, overrides, queue,
-               replacement, resources, stats)
+from . import (activation_costs, continuous, copies, counters, damage, delayed, keywords, limits, numbers,
+               overrides, queue, replacement, resources, stats)
 from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
@@ -522,7 +522,7 @@ def _repeat_cost(g: Game, card, ab: dict[str, Any], payer: str) -> None:
     if ab.get("timing") == "main" and (st.active != payer or st.phase not in ("main1", "main2")):
         g.refuse("106.4", f"{card.id}'s {ab.get('keyword')} is used only in its controller's main phase: "
                           "it is not repeated now")
-    cost = dict(ab.get("cost") or {})
+    cost = activation_costs.cost(g, card, ab)                  # 99.0, 99.3: as it is now
     pl = st.players[payer]
     if cost.get("vp", 0) > pl.vp or cost.get("components", 0) > pl.components:
         g.refuse("106.4", f"{payer} cannot pay {card.id}'s {ab.get('keyword')} again: it is not repeated",

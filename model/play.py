@@ -45,14 +45,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import conditions, forms, keywords, queue, resources, spells, stats
+from . import activation_costs, conditions, forms, keywords, queue, resources, spells, stats
 from .shapes import COST_KEYS
 from .decisions import wait_for_answer
-from .effects import apply_effect
+from .effects import apply_effect, do_sacrifice
 from .errors import InputProblem
 from .game import Game
 from .acting import acting, start_phase_record
-from .state import PERMANENT_KINDS, PLAYERS, jcopy, other
+from .state import PERMANENT_KINDS, PLAYERS, Card, jcopy, other
 from .zones import Cause, lift, move_card, put_back, shuffle_deck
 
 MAIN_PHASES = ("main1", "main2")
@@ -128,8 +128,9 @@ def _ids(pay: dict[str, Any], key: str) -> list[str]:
     return list(v)
 
 
-def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) -> None:
-    """4.20.3: check the whole cost first, then pay all of it; never in part."""
+def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], of: Card | None = None) -> None:
+    """4.20.3: check the whole cost first, then pay all of it; never in part. `of`: the card whose
+    ability's use cost this is — 99.3 may keep it from being replaced (model/activation_costs.py)."""
     st = g.state
     pl = st.players[player]
     for key, n in cost.items():
@@ -182,12 +183,16 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any]) ->
     for cid in builders:
         st.cards[cid].active = False
         g.emit("passivated", card=cid)
+    fixed = bool(sacrifices) and of is not None and activation_costs.fixed(g, of)
     # cards sitting on another named sacrifice go first, so the host does not drag them along (5.5.5)
     for cid in sorted(sacrifices, key=lambda c: st.cards[c].attached_to not in sacrifices):
-        # through the effect dispatcher: a replacement in force replaces it, and the replaced
-        # sacrifice counts as paid (mk:5.12.B)
-        apply_effect(g, "sacrifice", {"player": player, "card": cid, "forced": False,
-                                      "as_cost": True}, player)
+        args = {"player": player, "card": cid, "forced": False, "as_cost": True}
+        if fixed:                       # 99.3: no replacement reaches this use cost
+            do_sacrifice(g, args, player)
+        else:
+            # through the effect dispatcher: a replacement in force replaces it, and the replaced
+            # sacrifice counts as paid (mk:5.12.B)
+            apply_effect(g, "sacrifice", args, player)
     for cid in list(pl.zones["deck"][:nekron]):
         move_card(g, cid, "void", Cause("nekron", as_cost=True))          # 4.8.1, 4.18.2
 

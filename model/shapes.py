@@ -17,11 +17,13 @@ PLAYERS = ("A", "B")
 COST_KEYS = ("vp", "components", "builders", "sacrifice", "nekron")
 # a card's summoning cost, part by part, as numbers (99.7, mk:5.01.C); never below 0
 COST_NUMBERS = tuple(f"cost_{k}" for k in COST_KEYS)
+# the use cost of a card's activated abilities, part by part (99.0; 99.3 fixes some: model/activation_costs.py)
+ABILITY_COST_NUMBERS = tuple(f"ability_cost_{k}" for k in COST_KEYS)
 # the ruleset's numbers a card may change: per creature, per player ("ha egy kártya mást nem diktál")
 CARD_RULE_NUMBERS = ("regeneration_cap",)                     # 136.7
 PLAYER_RULE_NUMBERS = ("guard_post_size", "draw_per_turn")   # 5.4.3, rb7:huzasi-fazis
 NUMBERS = (("damage", "hp", "max_hp", "max_vp") + COST_NUMBERS  # of a card (damage, hp, cost_*); of a player
-           + CARD_RULE_NUMBERS + PLAYER_RULE_NUMBERS)
+           + CARD_RULE_NUMBERS + PLAYER_RULE_NUMBERS + ABILITY_COST_NUMBERS)
 AMOUNT_NUMBERS = ("spell_damage", "spell_healing", "damage_taken", "spell_discard", "spell_draw")
 # on a discard / draw step: its count is not a spell effect's to modify (again) — the spell's
 # modifier was applied (a rest, a decision), or a keyword ability's number sets it (134.10)
@@ -52,7 +54,7 @@ REPLACEABLE = ("damage", "heal", "draw", "discard", "mill", "gain_vp", "destroy"
 _REPLACER_FIELDS = {"id", "event", "scope", "instead", "strong", "ability", "prohibiting", "settles"}
 COMBAT_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 DELAYED_AT = ("end_of_turn", "next_preparation", "end_of_phase")
-_DELAYED_FIELDS = {"id", "at", "step", "by", "source", "created"}
+_DELAYED_FIELDS = {"id", "at", "trigger", "step", "by", "source", "created"}
 
 
 # ---------------------------------------------------------------------------
@@ -220,6 +222,13 @@ def check_condition(value: Any, where: str) -> list[dict[str, Any]]:
     return [dict(c) for c in value]
 
 
+def check_pattern(pattern: Any, where: str) -> None:
+    """An event pattern (a delayed resource's `trigger`, as an automatic ability's): one event name
+    and the fields it must have."""
+    if not isinstance(pattern, dict) or not isinstance(pattern.get("event"), str):
+        raise InputProblem(f"{where}: an event pattern {{event: NAME, field: value, …}}")
+
+
 def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[str, Any]:
     """A delayed resource of `given.delayed` (114)."""
     if not isinstance(item, dict):
@@ -227,7 +236,11 @@ def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[st
     unknown = set(item) - _DELAYED_FIELDS
     if unknown:
         raise InputProblem(f"{where}: unknown field(s) {sorted(unknown)}")
-    if item.get("at") not in DELAYED_AT:
+    if "trigger" in item:                # hkk-case/2: it comes on an event (114.2, model/delayed.py)
+        if "at" in item:
+            raise InputProblem(f"{where}: `at` or `trigger`, not both")
+        check_pattern(item["trigger"], f"{where}/trigger")
+    elif item.get("at") not in DELAYED_AT:
         raise InputProblem(f"{where}/at: one of {', '.join(DELAYED_AT)}")
     step = item.get("step")
     if not isinstance(step, dict) or len(step) != 1:

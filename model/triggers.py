@@ -43,7 +43,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
-from . import keywords, queue, stats
+from . import activation_costs, delayed, keywords, queue, stats
 from .errors import InputProblem, Refusal
 from .game import Game
 from .state import PLAYERS, TABLE_ZONES, Card, jcopy, other
@@ -71,7 +71,11 @@ class Watch:
     # -- noticing ---------------------------------------------------------
     def saw(self, ev: dict[str, Any]) -> None:
         st = self.g.state
-        if not st.trigger_cards or ev["event"] in ("triggered", "missed"):
+        if ev["event"] in ("triggered", "missed", "made_up"):   # the records: they set off nothing
+            return
+        if st.delayed:
+            self._delayed(ev)
+        if not st.trigger_cards:
             return
         for cid in sorted(st.trigger_cards, key=lambda c: (st.cards.peek(c).timestamp, c)):
             card = st.cards.peek(cid)
@@ -92,6 +96,15 @@ class Watch:
                     self.now.append(rec)
                 else:
                     self.due.append(rec)
+
+    def _delayed(self, ev: dict[str, Any]) -> None:
+        """114.2: a delayed resource waiting for this event is set off — once: it leaves the state's
+        list now, and comes when the action is done, like an ordinary automatic ability."""
+        st = self.g.state
+        for item in delayed.waiting(st):
+            if _matches(item["trigger"], ev, item.get("source"), item["by"]):
+                st.delayed.remove(item)
+                self.due.append({"delayed": item, "player": item["by"], "event": dict(ev)})
 
     def _forget(self, rec: dict[str, Any], ab: dict[str, Any]) -> None:
         """133.4: nobody noticed it; it may be made up this turn — an automatic reaction may not."""
@@ -127,8 +140,8 @@ class Watch:
         self.run_immediate()
         while self.due and st.pending is None:
             due, self.due = self.due, []
-            automatic = [r for r in due if not _ability(self.g, r).get("cost")]
-            activated = _alternately([r for r in due if _ability(self.g, r).get("cost")], st.active)
+            automatic = [r for r in due if not _cost(self.g, r)]
+            activated = _alternately([r for r in due if _cost(self.g, r)], st.active)
             if len(automatic) > 1:
                 _ask_order(self.g, automatic, activated)
                 return
@@ -147,7 +160,8 @@ class Watch:
         """133.2, 4.23.5: the ordinary automatic abilities set off by announcing `entry` (its costs,
         `played`, `queued`) wait until it has resolved or been prevented: the action is done then.
         Automatic reactions do not wait: they answer it while it waits (132.16)."""
-        waiting = [r for r in self.due[since:] if not queue.is_reaction_ability(_ability(self.g, r))]
+        waiting = [r for r in self.due[since:] if "delayed" in r
+                   or not queue.is_reaction_ability(_ability(self.g, r))]
         if waiting:
             self.due[since:] = [r for r in self.due[since:] if r not in waiting]
             entry.setdefault("after", []).extend(waiting)
@@ -173,8 +187,8 @@ def _ask_order(g: Game, automatic: list[dict[str, Any]], later: list[dict[str, A
     the options (and the default) in the order their cards came into play (102.3), an ability set
     off more than once keeping the order of its settings-off."""
     st = g.state
-    automatic = sorted(automatic, key=lambda r: st.cards.peek(r["card"]).timestamp)
-    labels = [_label(r["card"], r["ability"]) for r in automatic]
+    automatic = sorted(automatic, key=lambda r: _since(st, r))
+    labels = [_rec_label(r) for r in automatic]
     active = st.active
     st.pending = {"player": active, "choice": "order", "options": labels, "count": len(labels),
                   "step": {"_order_triggers": {"due": jcopy(automatic), "later": jcopy(later)}},
@@ -193,7 +207,7 @@ def run_list(g: Game, records: list[dict[str, Any]], watch: Watch | None = None)
 def order_triggers(g: Game, a: dict[str, Any], by: str) -> None:
     """`_order_triggers` (completed by `choose: {value: [labels in order]}`): 4.10.4."""
     due = list(a["due"])
-    labels = [_label(r["card"], r["ability"]) for r in due]
+    labels = [_rec_label(r) for r in due]
     value = a.get("value", labels)
     if not isinstance(value, list) or sorted(map(str, value)) != sorted(labels):
         g.refuse("4.10.4", f"the order names each of {labels} once")
@@ -206,15 +220,18 @@ def order_triggers(g: Game, a: dict[str, Any], by: str) -> None:
 
 
 def fire(g: Game, rec: dict[str, Any], watch: Watch | None = None) -> None:
-    """Carry out one automatic ability that its event set off."""
+    """Carry out one automatic ability (or delayed resource, 114.2) that its event set off."""
     st = g.state
-    card = st.cards.peek(rec["card"])
-    ab = _ability(g, rec)
     if watch is not None:
         watch.fired += 1
         if watch.fired > MAX_FIRINGS:
-            raise InputProblem(f"{rec['card']}: automatic abilities set each other off more than "
+            raise InputProblem(f"{_rec_label(rec)}: automatic abilities set each other off more than "
                                f"{MAX_FIRINGS} times in one step (a loop)")
+    if "delayed" in rec:
+        delayed.arrive(g, rec["delayed"])
+        return
+    card = st.cards.peek(rec["card"])
+    ab = _ability(g, rec)
     g.emit("triggered", card=card.id, ability=rec["ability"], keyword=ab.get("keyword"),
            player=rec["player"], clause="133.2" if ab.get("immediately") else "133.0")
     effects = _bind(ab.get("effects") or [], rec)
@@ -242,7 +259,7 @@ def use_related(g: Game, a: dict[str, Any], by: str) -> None:
     from .play import pay_cost
     card = g.state.cards.peek(rec["card"])
     ab = _ability(g, rec)
-    pay_cost(g, rec["player"], dict(ab.get("cost") or {}), {})
+    pay_cost(g, rec["player"], activation_costs.cost(g, card, ab), {}, card)
     _carry_out(g, card, rec["player"], a["effects"])
 
 
@@ -272,6 +289,22 @@ def make_up(g: Game, a: dict[str, Any], by: str) -> None:
 
 def _ability(g: Game, rec: dict[str, Any]) -> dict[str, Any]:
     return g.state.cards.peek(rec["card"]).abilities[rec["ability"]]
+
+
+def _cost(g: Game, rec: dict[str, Any]) -> Any:
+    """The cost of what was set off: an activated related effect's (4.24.3.0); an automatic ability
+    (133.1) and a delayed resource have none."""
+    return None if "delayed" in rec else _ability(g, rec).get("cost")
+
+
+def _rec_label(rec: dict[str, Any]) -> str:
+    """How an `order` decision names what was set off: `card#index`, or a delayed resource's id."""
+    return rec["delayed"]["id"] if "delayed" in rec else _label(rec["card"], rec["ability"])
+
+
+def _since(st, rec: dict[str, Any]) -> int:
+    """102.3: when it came into play — its card, or the delayed resource when it was set up."""
+    return rec["delayed"]["created"] if "delayed" in rec else st.cards.peek(rec["card"]).timestamp
 
 
 def _controller(st, card: Card, ev: dict[str, Any]) -> str | None:
@@ -344,13 +377,12 @@ def _react(g: Game, card: Card, rec: dict[str, Any], ab: dict[str, Any],
     except Refusal as no:                # its effect does nothing; the effects of a card name it
         g.emit("effect_prevented", verb=verb, clause=no.clause, source=card.id)     # as `source`
         return
-    since = g.watch.mark() if g.watch is not None else 0
+    watch = g.watch                      # an automatic reaction is hkk-case/2's: its steps have a watch
+    since = watch.mark()
     entry = queue.push(g, {"kind": "trigger", "player": rec["player"], "card": card.id,
                            "ability": rec["ability"], "keyword": ab.get("keyword"), "targets": [],
-                           "effects": effects, "answers": target["id"], "reaction": True,
-                           "automatic": True})
-    if g.watch is not None:
-        g.watch.defer(entry, since)
+                           "effects": effects, "answers": target["id"], "reaction": True})
+    watch.defer(entry, since)
 
 
 __all__ = ["Watch", "fire", "order_triggers", "use_related", "make_up", "run_list", "MAX_FIRINGS"]

@@ -72,3 +72,48 @@ def test_a_wrong_add_effect_step_changes_nothing():
     with pytest.raises(InputProblem) as err:
         run_case(given, [{"add_effect": {"effect": {"number": "damage", "add": 1}, "until": "forever"}}])
     assert "until" in str(err.value)
+
+
+@pytest.mark.parametrize("given, where", [
+    ({"delayed": [{"at": "end_of_turn", "trigger": {"event": "drew"}, "step": {"draw": {}}}]},
+     "/delayed/0: `at` or `trigger`, not both"),
+    ({"delayed": [{"trigger": "drew", "step": {"draw": {}}}]}, "/delayed/0/trigger: an event pattern"),
+    ({"delayed": [{"trigger": {"player": "A"}, "step": {"draw": {}}}]}, "/delayed/0/trigger: an event pattern"),
+])
+def test_a_given_resource_on_an_event_names_the_field(given, where):
+    """114.2: a delayed resource of `given` with a `trigger` (hkk-case/2) is checked like one with `at`."""
+    with pytest.raises(InputProblem) as err:
+        run_case(given, [], version=2)
+    assert where in str(err.value)
+
+
+@pytest.mark.parametrize("args, message, version", [
+    ({"at": "end_of_turn", "trigger": {"event": "drew"}, "step": {"draw": {}}}, "`at` or `trigger`, not both", 2),
+    ({"trigger": ["drew"], "step": {"draw": {}}}, "trigger: an event pattern", 2),
+    ({"trigger": {"event": "drew"}, "step": {"draw": {}}}, "trigger: hkk-case/2 only", 1),
+])
+def test_a_delay_step_on_an_event_is_checked(args, message, version):
+    """114.2: `delay.trigger` is hkk-case/2's, instead of `at`, an event pattern; a wrong one is an
+    input error and nothing is set up."""
+    given = {"players": {"A": {"deck": ["d1"]}}, "cards": {"d1": {"kind": "instant"}}}
+    with pytest.raises(InputProblem) as err:
+        run_case(given, [{"delay": args}], version=version)
+    assert message in str(err.value)
+
+
+def test_a_delay_on_an_event_in_a_version_1_file_is_a_schema_error():
+    text = textwrap.dedent("""
+        format: hkk-case/1
+        cases:
+          - id: "114.2/x"
+            clause: "114.2"
+            title: "t"
+            when:
+              - delay: {trigger: {event: drew}, step: {draw: {player: A}}}
+            then:
+              players:
+                A: {hand: []}
+        """).lstrip("\n")
+    res = load_text(text, name="bad.yaml", catalog=AnyClause())
+    assert res.errors and not res.cases
+    assert any("trigger" in e.pointer or "trigger" in e.message for e in res.errors), res.errors
