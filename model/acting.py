@@ -13,25 +13,19 @@ from typing import Any
 from .state import State
 
 
-def _period(st: State) -> str:
-    """What a record of acting covers: the phase; in a combat read as hkk-case/2, the sub-phase
-    (rb7:harci-fazis: each is a round of its own, both passing ends it)."""
-    step = st.turn_info.combat_step if st.phase == "combat" and st.version >= 2 else None
-    return f"{st.phase}.{step}" if step else st.phase
-
-
 def acting(st: State) -> dict[str, Any]:
     """This phase's record: has the active player acted or passed, who has passed since the last action,
     who acted last.
 
-    The engine knows a phase's start only when it entered the phase itself (`advance`, passes,
-    `start_game`: model/turn.py starts a fresh record there). A case's `given` describes some
-    moment inside a phase, not its start, so there the first right to act (4.11.6) is taken as
-    used: either player may act.
+    Every phase the engine enters starts a fresh record (model/turn.py `_enter`), and in a combat
+    read as hkk-case/2 so does every sub-phase (model/combat_steps.py `set_step`): those are the
+    only places the phase and the sub-phase change. A case's `given` describes some moment inside
+    a phase, not its start, so there is no record yet: the first right to act (4.11.6) is taken as
+    used, and either player may act.
     """
     rec = st.turn_info.acting
-    if not rec or rec.get("phase") != _period(st):
-        rec = {"phase": _period(st), "active_moved": True, "passed": []}
+    if not rec:
+        rec = {"active_moved": True, "passed": []}
         st.turn_info.acting = rec
     return rec
 
@@ -39,7 +33,7 @@ def acting(st: State) -> dict[str, Any]:
 def start_phase_record(st: State) -> None:
     """A phase (in hkk-case/2, a combat sub-phase) begins: the active player has the first right to
     act (4.11.6)."""
-    st.turn_info.acting = {"phase": _period(st), "active_moved": False, "passed": []}
+    st.turn_info.acting = {"active_moved": False, "passed": []}
 
 
 __all__ = ["acting", "start_phase_record"]
