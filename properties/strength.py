@@ -843,7 +843,7 @@ def declaration_problems(eq: dict, used: dict[int, list[str]], modules: set[str]
             out.append(f"{where}:{d.line}: {d.function} {d.operator} `{d.change}` matches no "
                        f"mutant: stale (the code changed: re-declare it from the report, or "
                        f"remove it)")
-        elif n and n != d.count:
+        elif n and n != d.count and (complete or n > d.count):   # a sample may hold some of them
             hint = "set its `count` right"
             if n > d.count:
                 hint = ("give its `count`, or the `block` of the one meant: "
