@@ -455,28 +455,11 @@ def load_corpus(paths: Iterable[str | Path] | None = None):
 
 def case_files(paths: Iterable[Path]) -> list[Path]:
     """The case files under ``paths``: a file as given, a directory's ``*.yaml`` / ``*.yml``
-    files at any depth, sorted. Walked with a stack, not recursion (a tree thousands of levels
-    deep is read, not a RecursionError); links to directories are not followed (no loops)."""
+    files at any depth, sorted (conformance.loader.case_files: no recursion, no link loops)."""
+    from conformance.loader import case_files as under
     out: list[Path] = []
     for p in paths:
-        if not p.is_dir():
-            out.append(p)
-            continue
-        found: list[Path] = []
-        stack = [p]
-        while stack:
-            d = stack.pop()
-            try:
-                with os.scandir(d) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for e in entries:
-                if e.is_dir(follow_symlinks=False):
-                    stack.append(Path(e.path))
-                elif e.name.endswith((".yaml", ".yml")) and e.is_file():
-                    found.append(Path(e.path))
-        out.extend(sorted(found))
+        out.extend(under(p) if p.is_dir() else [p])
     return out
 
 
