@@ -132,20 +132,24 @@ def _walk(value: Any, found: set[str], verbs: frozenset[str]) -> None:
     """Every mapping and list inside ``value``: steps (a mapping of one known verb to its
     arguments) and card definitions (a mapping with ``continuous`` / ``replace`` lists)."""
     stack = [value]
+    pop, push = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        if len(node) == 1:
-            (verb, args), = node.items()
-            if verb in verbs and (args is None or isinstance(args, dict)):
-                _step(verb, args, found)
-        if not _NODE_KEYS.isdisjoint(node):
-            _node(node, found)
-        stack.extend(node.values())
+        node = pop()
+        if isinstance(node, dict):
+            if len(node) == 1:
+                (verb, args), = node.items()
+                if verb in verbs and (args is None or isinstance(args, dict)):
+                    _step(verb, args, found)
+            if not _NODE_KEYS.isdisjoint(node):
+                _node(node, found)
+            push([v for v in node.values() if isinstance(v, _CONTAINERS)])
+        elif isinstance(node, list):
+            push([v for v in node if isinstance(v, _CONTAINERS)])   # ids and numbers hold nothing
+
+
+_CONTAINERS = (dict, list)
+# the values of a top-level key of given / then that do not count as given (absent, or empty)
+_NOT_GIVEN = (None, [], {})
 
 
 def _step(verb: str, args: dict | None, found: set[str]) -> None:
@@ -234,7 +238,7 @@ def needs(given: Any, when: Any, then: Any) -> list[str]:
     for part in (given, then):
         if isinstance(part, dict):
             for key, feature in _STATE_FEATURES.items():
-                if part.get(key) not in (None, [], {}):
+                if part.get(key) not in _NOT_GIVEN:
                     found.add(feature)
             turn = part.get("turn")
             if isinstance(turn, dict) and turn.get("combat_step") is not None:

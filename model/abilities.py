@@ -53,6 +53,7 @@ from .zones import Cause, move_card
 from .errors import InputProblem
 from .game import Game
 from .play import begin_action, check_timing, pay_cost, resolve_effects
+from .shapes import repeats
 from .state import PLAYERS, TABLE_ZONES, Card, jcopy
 
 COMBAT_KEYWORDS = ("direct_damage",)
@@ -217,7 +218,7 @@ def _mixed_pay(g: Game, cid: str, ab: dict[str, Any], a: dict[str, Any]
     the kinds of its cost, the first the default); 129.4: with several kinds, `pay: {kind: n}` mixes
     them. Returns the kinds and the payment named (None: all of the first kind)."""
     kinds = ab.get("cost_kinds", ["vp"])
-    if not isinstance(kinds, list) or not kinds or len(set(kinds)) != len(kinds) \
+    if not isinstance(kinds, list) or not kinds or repeats(kinds) \
             or any(k not in COMBAT_COST_KINDS for k in kinds):
         raise InputProblem(f"{cid}: cost_kinds: a list of {', '.join(COMBAT_COST_KINDS)}, each once")
     pay = a.get("pay")
@@ -255,20 +256,16 @@ def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> 
     if target not in PLAYERS and not st.on_table(target):
         g.emit("effect_prevented", verb="damage", clause="4.5.2", target=target, source=cid)
         return                                  # declared in IV, gone before it took effect
-    st.turn_info.in_strike = True                                     # 134.4.7
-    try:
-        if target not in PLAYERS and any(x.get("to") == "combat_abilities"
-                                         for x in keywords.entries(g, st.cards[target], "immunity")):
-            g.emit("damage_prevented", target=target, amount=n, element=element, clause="132.10")
-            n = 0                                                        # 132.10, 132.2
-        deal_damage(g, target, n, element, source=cid)
-        if target in g.hit:
-            # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
-            # action right after the damage may still save it (the engine's window, 136.8). It
-            # dies as a combat death (134.4.7).
-            st.turn_info.struck_dying.append(target)
-    finally:
-        st.turn_info.in_strike = False
+    if target not in PLAYERS and any(x.get("to") == "combat_abilities"
+                                     for x in keywords.entries(g, st.cards[target], "immunity")):
+        g.emit("damage_prevented", target=target, amount=n, element=element, clause="132.10")
+        n = 0                                                            # 132.10, 132.2
+    deal_damage(g, target, n, element, source=cid)
+    if target in g.hit:
+        # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
+        # action right after the damage may still save it (the engine's window, 136.8). It dies as
+        # a combat death (134.4.7: through `struck_dying`, which model/damage.py settle reads).
+        st.turn_info.struck_dying.append(target)
 
 
 # ---------------------------------------------------------------------------
@@ -339,10 +336,11 @@ def _exiling(g: Game, player: str, card: Card, ab: dict[str, Any], a: dict[str, 
     check_timing(g, player, "instant")                                  # 136.3
     begin_action(g, player)                                              # 4.23.0, 4.11.6
     chosen = a.get("cards")
-    if not isinstance(chosen, list) or not all(isinstance(x, str) for x in chosen) \
-            or len(set(chosen)) != len(chosen):
+    if not isinstance(chosen, list) or not all(isinstance(x, str) for x in chosen) or repeats(chosen):
         raise InputProblem("cards: the cards Semmizés exiles, a list of card ids, each once")
-    x = _int(ab, "x", 0)
+    if "x" not in ab:
+        raise InputProblem(f"{cid}: exiling: `x`, the number of cards Semmizés: X exiles at most, is required")
+    x = _int(ab, "x")
     if len(chosen) > x:
         g.refuse("4.16.4", f"Semmizés: {x} puts at most {x} card(s) into the Void, {len(chosen)} named")
     yards = set()

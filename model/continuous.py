@@ -136,10 +136,13 @@ def _entries(state: State, frozen: Callable[[Card], bool], kind: str | None = No
              ) -> Iterator[tuple[Active, Callable[[], list[str]]]]:
     """`in_force`'s entries, each with how to read what it reaches (read only when asked); with
     `kind`, only the entries of that kind (naming `what`, when given)."""
-    for pname in PLAYERS:
+    effect_cards = state.effect_cards             # the cards whose data carry any (model/state.py)
+    for pname in PLAYERS if effect_cards else ():
         pl = state.players[pname]
         for zone in ("reserve", "guard_post", "table"):
             for cid in pl.zones[zone]:
+                if cid not in effect_cards:
+                    continue
                 card = state.cards.peek(cid)
                 if not card.continuous or frozen(card) or not (card.is_creature or card.active):
                     continue                        # 119.1 frozen; 5.5.8 a passive non-creature

@@ -42,7 +42,7 @@ from .decisions import wait_for_answer
 from .prohibitions import prohibited
 from .errors import InputProblem, Refusal
 from .game import Game
-from .shapes import COUNTED_MARK
+from .shapes import COUNTED_MARK, repeats
 from .state import PLAYERS, SKIPPABLE, TABLE_ZONES, card_from_def
 from .zones import Cause, check_leaves, enter_new, move_card, shuffle_deck
 
@@ -197,7 +197,7 @@ def do_discard(g: Game, a: dict[str, Any], by: str) -> None:
             g.emit("decision_pending", player=player, choice="discard", count=count, clause="4.17.2")
             return
     chosen = list(chosen)
-    if len(set(chosen)) != len(chosen):
+    if repeats(chosen):
         raise InputProblem("cards: a card is named twice")
     if len(chosen) > count:
         raise InputProblem(f"cards: {len(chosen)} card(s) named for a discard of {count}")

@@ -12,7 +12,6 @@ The verbs and the modules that carry them out:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import abilities, bidding, combat, continuous, muscle, numbers, special_actions, stats, triggers, turn
@@ -21,6 +20,7 @@ from .effects import EFFECTS, apply_effect
 from .errors import InputProblem, Refusal
 from .event_clauses import stamp
 from .resources import cap_player
+from .shapes import repeats
 from .game import Game
 from .play import play, resume_effects
 from .ruleset import DEFAULT_RULESET, Ruleset, available_rulesets, load_ruleset
@@ -48,18 +48,10 @@ VERSION_2_VERBS = ("make_up", "prevent", "modify")
 SUPPORTED_VERBS = sorted(v for v in set(ACTIONS) | set(EFFECTS) | {"choose"} if not v.startswith("_"))
 
 
-class Outcome:
-    """What one step did: the new state (the old one when refused), the events, the refusal.
-    The events get their clauses (model/event_clauses.py) when they are first read: a caller
-    that never looks at them (random play, the state machine) does not pay for it."""
-    __slots__ = ("state", "refusal", "_events", "_stamped")
-
-    def __init__(self, state: State, events: list[dict[str, Any]] | None = None,
-                 refusal: Refusal | None = None) -> None:
-        self.state = state
-        self.refusal = refusal
-        self._events = [] if events is None else events
-        self._stamped = False
+class _StampedOnRead:
+    """Events that get their clauses (model/event_clauses.py) when they are first read: a caller
+    that never looks at them (random play, the state machine, a replay) does not pay for it."""
+    __slots__ = ("_events", "_stamped")
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -68,6 +60,22 @@ class Outcome:
                 stamp(ev)
             self._stamped = True
         return self._events
+
+    @events.setter
+    def events(self, events: list[dict[str, Any]]) -> None:
+        self._events, self._stamped = events, True      # given as they are to be read
+
+
+class Outcome(_StampedOnRead):
+    """What one step did: the new state (the old one when refused), the events, the refusal."""
+    __slots__ = ("state", "refusal")
+
+    def __init__(self, state: State, events: list[dict[str, Any]] | None = None,
+                 refusal: Refusal | None = None) -> None:
+        self.state = state
+        self.refusal = refusal
+        self._events = [] if events is None else events
+        self._stamped = False
 
 
 def _choose(g: Game, a: dict[str, Any], by: str) -> None:
@@ -90,7 +98,7 @@ def _choose(g: Game, a: dict[str, Any], by: str) -> None:
             g.card(cid)
             if cid not in pend.get("options", ()):
                 g.refuse("4.17.0", f"{cid} is not one of the cards of {player}'s hand to choose from")
-        if len(set(answer)) != len(answer) or len(answer) != pend.get("count"):
+        if repeats(answer) or len(answer) != pend.get("count"):
             g.refuse("4.17.3", f"{pend.get('count')} card(s) must be chosen, {len(answer)} named")
     if "cards" in a:
         args["cards"] = list(a["cards"])
@@ -138,40 +146,43 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
     by = args.get("by", state.active)
     if by not in PLAYERS:
         raise InputProblem(f"by: unknown player {by!r}")
-    g = Game(state.clone(), rules, apply_effect)
+    st = state.clone()                   # `apply` works on a copy: the game's state is never replaced
+    g = Game(st, rules, apply_effect)
     g.by = by
     forgotten = args.pop("forgotten", None)
-    if state.version >= 2:
+    if st.version >= 2:
         g.watch = triggers.Watch(g, forgotten)   # automatic abilities (133): hkk-case/2 vocabulary
     elif forgotten is not None or verb in VERSION_2_VERBS:
         raise InputProblem(f"{'forgotten' if forgotten is not None else verb}: hkk-case/2 only "
                            "(docs/spec/hkk-reactions.md)")
+    ti = st.turn_info
     try:
-        if g.state.pending and verb != "choose" and "default" in g.state.pending:
+        if st.pending and verb != "choose" and "default" in st.pending:
             fall_back(g)                 # an unanswered decision with a default (124.4) takes it
-        if g.state.pending and verb != "choose":
-            g.refuse("4.23.5", f"{g.state.pending['player']} must first answer the pending "
-                               f"{g.state.pending['choice']} decision")
-        if g.state.result is not None and verb not in ("choose",):
+        if st.pending and verb != "choose":
+            g.refuse("4.23.5", f"{st.pending['player']} must first answer the pending "
+                               f"{st.pending['choice']} decision")
+        if st.result is not None and verb != "choose":
             g.refuse("4.19.1", "the game is over")
-        dying = g.state.turn_info.dying
+        dying = ti.dying
         if dying:
-            spare = life_saving_targets(g.state, verb, args) | _until_sub_phase_end(g, verb, args)
+            spare = life_saving_targets(st, verb, args) | _until_sub_phase_end(g, verb, args)
             if set(dying) - spare:
                 settle(g, spare=spare)   # the window closes for every creature this step does not try to save
-        saving = life_saving_step(g.state, verb, args)
-        before = _conflicts(g.state, rules)
-        had_effects = bool(before) or continuous.any_in_force(g.state)
-        if verb not in ("choose", "pass") and (g.state.queue or g.state.turn_info.on_play):
+        saving = life_saving_step(st, verb, args)
+        before = _conflicts(st, rules)
+        had_effects = bool(before) or continuous.any_in_force(st)
+        if verb not in ("choose", "pass") and (st.queue or ti.on_play):
             bidding.before_step(g, verb, args, by)   # the reaction queue, the on-play window (137)
         _dispatch(g, verb, args, by)
-        if g.watch is not None:
-            g.watch.run_due()            # 133.0: what the step's action set off, when it is done
+        watch = g.watch
+        if watch is not None:
+            watch.run_due()              # 133.0: what the step's action set off, when it is done
         settle(g, window=True)
-        while g.watch is not None and g.watch.due and g.state.pending is None:
-            g.watch.run_due()            # 133.0: what the state check set off (a death, a destruction)
+        while watch is not None and watch.due and st.pending is None:
+            watch.run_due()              # 133.0: what the state check set off (a death, a destruction)
             settle(g, window=True)
-        if had_effects or continuous.any_in_force(g.state):
+        if had_effects or continuous.any_in_force(st):
             for p in PLAYERS:            # 3.18: a maximum an effect lowered (or that came back down)
                 cap_player(g, p)
         _window(g, saving)
@@ -264,16 +275,34 @@ def _report_conflicts(g: Game, before: dict[tuple[str, str], tuple]) -> None:
                losers=list(losers))
 
 
-@dataclass
-class RunResult:
-    state: dict
-    events: list = field(default_factory=list)
-    refused: dict | None = None          # {"step": i, "clause": c, "message": m}
-    result: Any = "ongoing"              # "ongoing" | {"winner": "A"} | {"draw": True}
+class RunResult(_StampedOnRead):
+    """What `run_case` returns: the last accepted state as hkk-case/1 shows it, the events of the
+    run (stamped with their clauses when first read), the refusal that ended it, the result."""
+    __slots__ = ("state", "refused", "result")
+
+    def __init__(self, state: dict, events: list | None = None, refused: dict | None = None,
+                 result: Any = "ongoing") -> None:
+        self.state = state
+        self._events = [] if events is None else events
+        self._stamped = False
+        self.refused = refused           # {"step": i, "clause": c, "message": m}
+        self.result = result             # "ongoing" | {"winner": "A"} | {"draw": True}
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is RunResult and (self.state, self.events, self.refused, self.result) \
+            == (other.state, other.events, other.refused, other.result)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"RunResult(state={self.state!r}, events={self.events!r}, refused={self.refused!r}, "
+                f"result={self.result!r})")
 
 
 def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULESET,
               version: int = 1) -> tuple[State, Ruleset, list[dict[str, Any]], dict | None]:
+    """(last accepted state, ruleset, events, refusal) of a case's steps; the events are not yet
+    stamped with their clauses (`RunResult.events` does that when they are read)."""
     rules = load_ruleset(ruleset)
     state = from_given(given, rules, version)
     events: list[dict[str, Any]] = []
@@ -286,7 +315,7 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
                 refused["clauses"] = out.refusal.clauses
             break
         state = out.state
-        events.extend(out.events)
+        events.extend(out._events)       # stamped when read (RunResult.events)
     if state.turn_info.dying or (state.pending and "default" in state.pending):
         # the run ends (a refused step ends it too, leaving the state of the steps before it):
         # no life-saving action came, the dying creatures die; a decision left unanswered that
@@ -302,7 +331,7 @@ def run_state(given: dict | None, when: list | None, ruleset: str = DEFAULT_RULE
             g.watch.run_due()
         settle(g)
         state = g.state
-        events.extend(stamp(ev) or ev for ev in g.events)
+        events.extend(g.events)
     return state, rules, events, refused
 
 

@@ -80,7 +80,7 @@ from typing import Any, Callable
 from . import continuous, numbers, overrides, priority, resources, spells, stats
 from .errors import InputProblem
 from .game import Game
-from .shapes import COUNTED_MARK
+from .shapes import COUNTED_MARK, repeats
 from .state import PLAYERS, TABLE_ZONES, Card, State, other
 
 
@@ -145,8 +145,11 @@ def _grant_beats_freeze(state: State, card: Card, giver: Card, policy: str) -> b
 def entries(g: Game, card: Card, keyword: str) -> list[dict[str, Any]]:
     """The working entries of a keyword on the card: own (stats.ability_entries) and granted,
     none when an effect in force takes it (`lost`)."""
+    st = g.state
+    if not card.abilities and card.id not in st.hosts() and not continuous.any_in_force(st):
+        return []                           # none of its own, no card sitting on it, no effect in force
     tied = False
-    if continuous.any_in_force(g.state) and continuous.reaching(g.state, card.id, "lose", stats.frozen, keyword):
+    if continuous.reaching(st, card.id, "lose", stats.frozen, keyword):
         verdict = _grant_against_loss(g, card, keyword)
         if verdict is False:                # rb7:lenyek-szovegei: a disadvantage is never lost
             return [a for a in stats.ability_entries(card, keyword) if is_disadvantage(a)]
@@ -363,7 +366,7 @@ def _on_play(g: Game, card: Card, player: str, *, from_hand: bool, targets: list
 def _muscle_on_play(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """134.5: at most X cards of the hand into the Void; that many muscle counters."""
     hand = g.state.players[player].zones["hand"]
-    if len(set(ids)) != len(ids):
+    if repeats(ids):
         raise InputProblem("pay.muscle: a card is named twice")
     if len(ids) > x:
         g.refuse("134.5", f"{card.id} has muscle {x}: at most {x} card(s) are discarded, {len(ids)} named")
@@ -402,7 +405,7 @@ def _seduce(g: Game, card: Card, player: str, x: int, targets: list[str]) -> Non
 def _recycle(g: Game, card: Card, player: str, x: int, ids: list[str]) -> None:
     """135.8: at most X cards of one graveyard shuffled into their owners' decks; heal 1 Ép each."""
     st = g.state
-    if len(set(ids)) != len(ids):
+    if repeats(ids):
         raise InputProblem("pay.recycle: a card is named twice")
     if len(ids) > x:
         g.refuse("135.8", f"recycling {x}: at most {x} card(s), {len(ids)} named")
@@ -467,7 +470,7 @@ def anti_discard(g: Game, a: dict[str, Any], by: str) -> None:
     """The answer to an anti-magic / anti-neutralization decision: `choose: {player, cards}`."""
     p, x, kind = a["player"], a["count"], a["kind"]
     chosen = a.get("cards")
-    if not isinstance(chosen, list) or len(set(chosen)) != len(chosen):
+    if not isinstance(chosen, list) or repeats(chosen):
         g.refuse(AFTER_PLAY[kind], f"{p} names the {x} card(s) to discard: cards: [ids]")
     hand_ok = set(_eligible(g.state, p, kind))
     if len(chosen) != x or not set(chosen) <= hand_ok:

@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import activation_costs, conditions, forms, keywords, queue, resources, spells, stats
-from .shapes import COST_KEYS
+from .shapes import COST_KEYS, repeats
 from .decisions import wait_for_answer
 from .effects import apply_effect, do_sacrifice
 from .errors import InputProblem
@@ -144,7 +144,7 @@ def pay_cost(g: Game, player: str, cost: dict[str, int], pay: dict[str, Any], of
         g.refuse("4.20.3", f"{player} has {pl.components} szörnykomponens, the cost is {cost['components']}")
     builders = _ids(pay, "builders")
     sacrifices = _ids(pay, "sacrifice")
-    if len(set(builders)) != len(builders) or len(set(sacrifices)) != len(sacrifices):
+    if repeats(builders) or repeats(sacrifices):
         g.refuse("4.20.3", "a card is named twice in the payment")
     if len(builders) != cost.get("builders", 0):
         g.refuse("4.20.3", f"the cost needs {cost.get('builders', 0)} builder(s), {len(builders)} named")
@@ -320,7 +320,7 @@ def _extras(g: Game, player: str, cid: str, ids: Any) -> list[str]:
     player's hand, deck or graveyard."""
     if ids is None:
         return []
-    if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids) or len(set(ids)) != len(ids):
+    if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids) or repeats(ids):
         raise InputProblem("with: a list of the card ids the played card brings into play")
     st = g.state
     for x in ids:
@@ -388,7 +388,7 @@ def come_into_being(g: Game, entry: dict[str, Any]) -> None:
         # hook (keywords): a spell's keyword abilities (134.6.1 blocking, 134.10 anti-magic …) with its effects
         keywords.on_play(g, card, player, from_hand=entry["from_hand"], targets=targets,
                          pay=entry["pay"], effects=effects)
-        if st.locate(cid) is None and cid not in st.removed:
+        if st.locate(cid) is None:            # 4.5.2: nothing moves a card in no zone
             put_back(g, cid, spot)
             move_card(g, cid, "graveyard", Cause("resolve"))               # 4.7.1
 

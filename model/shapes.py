@@ -124,6 +124,12 @@ def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def repeats(items: list[Any]) -> bool:
+    """Does the list name an item more than once? (The list against its first occurrences, not
+    two lengths: the one way every rule and input check asks it.)"""
+    return list(dict.fromkeys(items)) != items
+
+
 def check_lasting(item: Any, where: str) -> dict[str, Any]:
     """A timed effect of `given.lasting` (or as `add_effect` stored it)."""
     if not isinstance(item, dict):

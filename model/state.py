@@ -51,7 +51,7 @@ def other(player: str) -> str:
     return "B" if player == "A" else "A"
 
 
-@dataclass
+@dataclass(slots=True)          # 32 fields: a slotted card takes a fifth of the memory of a dict one
 class Card:
     id: str
     kind: str
@@ -93,9 +93,17 @@ class Card:
     marks: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> "Card":
-        """A copy sharing nothing mutable with this card (faster than deepcopy on the hot path)."""
+        """A copy sharing nothing mutable with this card (faster than deepcopy on the hot path).
+        Every field is named here (a slotted class has no `__dict__` to copy in one go;
+        tests/test_state_copy.py checks that none is missing)."""
         c = object.__new__(Card)
-        c.__dict__.update(self.__dict__)
+        c.id, c.kind, c.owner, c.reaction, c.name = self.id, self.kind, self.owner, self.reaction, self.name
+        c.base_damage, c.base_hp, c.components_yield = self.base_damage, self.base_hp, self.components_yield
+        c.active, c.wounds, c.premade, c.standalone_token = self.active, self.wounds, self.premade, \
+            self.standalone_token
+        c.attached_to, c.needs_target, c.enters_active, c.timestamp = self.attached_to, self.needs_target, \
+            self.enters_active, self.timestamp
+        c.continuous, c.replace, c.condition = self.continuous, self.replace, self.condition   # never changed in place
         c.subtypes = list(self.subtypes)
         c.colors = list(self.colors)
         c.icons = list(self.icons)
@@ -110,6 +118,8 @@ class Card:
             c.play_as = jcopy(self.play_as)
             c.modes = jcopy(self.modes)
             c.original = jcopy(self.original)
+        else:
+            c.play_as, c.modes, c.original = self.play_as, self.modes, self.original
         return c
 
     @property
@@ -460,21 +470,26 @@ def _given_players(given: dict[str, Any], defs: dict[str, Any], rules: Ruleset
     defined once and listed once."""
     players: dict[str, Player] = {}
     listed: dict[str, tuple[str, str]] = {}
+    given_players = given.get("players") or {}
     for pname in PLAYERS:
-        pd = (given.get("players") or {}).get(pname) or {}
+        pd = given_players.get(pname) or {}
+        get = pd.get
         at = f"/players/{pname}"
-        pl = Player(
+        skip = get("skip_phases")
+        zones: dict[str, list[str]] = {}
+        players[pname] = Player(
             name=pname,
-            hp=_int(pd.get("hp", rules.starting_hp), at, "/hp"),
-            max_hp=_int(pd.get("base_max_hp", pd.get("max_hp", rules.max_hp)), at, "/max_hp"),
-            vp=_int(pd.get("vp", rules.starting_vp), at, "/vp"),
-            max_vp=_int(pd.get("base_max_vp", pd.get("max_vp", rules.max_vp)), at, "/max_vp"),
-            components=_int(pd.get("components", 0), at, "/components"),
-            turn=_int(pd.get("turn", 1), at, "/turn"),
-            skip=_skips(pd.get("skip_phases"), f"{at}/skip_phases"),
+            hp=_int(get("hp", rules.starting_hp), at, "/hp"),
+            max_hp=_int(get("base_max_hp", get("max_hp", rules.max_hp)), at, "/max_hp"),
+            vp=_int(get("vp", rules.starting_vp), at, "/vp"),
+            max_vp=_int(get("base_max_vp", get("max_vp", rules.max_vp)), at, "/max_vp"),
+            components=_int(get("components", 0), at, "/components"),
+            turn=_int(get("turn", 1), at, "/turn"),
+            zones=zones,                                   # filled below
+            skip=[] if skip is None else _skips(skip, f"{at}/skip_phases"),
         )
         for zone in ZONES:
-            ids = list(pd.get(zone) or [])
+            ids = list(get(zone) or ())
             for cid in ids:
                 if cid not in defs:
                     raise InputProblem(f"/players/{pname}/{zone}: card {cid!r} is not defined under cards")
@@ -482,8 +497,7 @@ def _given_players(given: dict[str, Any], defs: dict[str, Any], rules: Ruleset
                     raise InputProblem(f"/players/{pname}/{zone}: card {cid!r} is also listed in "
                                        f"{listed[cid][0]}'s {listed[cid][1]}")
                 listed[cid] = (pname, zone)
-            pl.zones[zone] = ids
-        players[pname] = pl
+            zones[zone] = ids
     return players, listed
 
 
@@ -628,43 +642,55 @@ def _entries(value: Any, card_where: str, kind: str) -> list[dict[str, Any]]:
     return jcopy(list(value))
 
 
+# the empty value of a card field that is never changed in place (`condition`, `modes`, `play_as`:
+# replaced whole, model/forms.py), shared by every card that has none: a state of 20,000 cards
+# holds one instead of 60,000 (tests/test_state_copy.py checks that no run fills them)
+SHARED_EMPTY_LIST: list = []
+SHARED_EMPTY_DICT: dict = {}
+
+
 def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -> Card:
-    kind = d.get("kind")
+    """A card of a `given` (hkk-case/1 "cards"), every field checked; a field the definition leaves
+    out is not read at all (a random game builds a state of 40 cards per game)."""
+    get = d.get
+    kind = get("kind")
     if kind not in KINDS:
         raise InputProblem(f"{where}/kind: unknown card kind {kind!r}")
-    owner = d.get("owner", default_owner)
+    owner = get("owner", default_owner)
     if owner not in PLAYERS:
         raise InputProblem(f"{where}/owner: unknown player {owner!r}")
-    counters = _int_map(d.get("counters"), where, "/counters")
-    base_damage = d.get("base_damage", d.get("damage"))
-    base_hp = d.get("base_hp", d.get("hp"))
+    counters, cost, bonus = get("counters"), get("base_cost", get("cost")), get("bonus")
+    base_damage = get("base_damage", get("damage"))
+    base_hp = get("base_hp", get("hp"))
     card = Card(
-        id=cid, kind=kind, owner=owner, name=d.get("name"),
-        subtypes=list(d.get("subtypes") or []),
-        cost=_int_map(d.get("base_cost", d.get("cost")), where, "/cost"),
+        id=cid, kind=kind, owner=owner, name=get("name"),
+        subtypes=list(get("subtypes") or []),
+        cost=_int_map(cost, where, "/cost") if cost else {},
         base_damage=None if base_damage is None else _int(base_damage, where, "/damage"),
         base_hp=None if base_hp is None else _int(base_hp, where, "/hp"),
-        components_yield=_int(d.get("components_yield", 0), where, "/components_yield"),
-        active=bool(d.get("active", True)),
-        counters={k: v for k, v in counters.items() if v},
-        wounds=_int(d.get("wounds", 0), where, "/wounds"),
-        premade=bool(d.get("premade", False)),
-        standalone_token=bool(d.get("standalone_token", False)),
-        reaction=bool(d.get("reaction", False)),
-        abilities=[_canonical_ability(a, where, i) for i, a in enumerate(d.get("abilities") or [])],
-        attached_to=d.get("attached_to"),
-        bonus=_int_map(d.get("bonus"), where, "/bonus"),
-        effects=jcopy(list(d["effects"])) if d.get("effects") else [],
-        continuous=_entries(d.get("continuous"), where, "continuous"),
-        replace=_entries(d.get("replace"), where, "replace"),
-        needs_target=bool(d.get("needs_target", False)),
-        colors=_names(d.get("colors"), where, "/colors"),
-        icons=_icons(d.get("icons"), where),
-        condition=check_condition(d.get("condition"), f"{where}/condition"),
-        enters_active=d.get("active") is True,
+        components_yield=_int(get("components_yield", 0), where, "/components_yield"),
+        active=bool(get("active", True)),
+        counters={k: v for k, v in _int_map(counters, where, "/counters").items() if v} if counters else {},
+        wounds=_int(get("wounds", 0), where, "/wounds"),
+        premade=bool(get("premade", False)),
+        standalone_token=bool(get("standalone_token", False)),
+        reaction=bool(get("reaction", False)),
+        abilities=[_canonical_ability(a, where, i) for i, a in enumerate(get("abilities") or [])],
+        attached_to=get("attached_to"),
+        bonus=_int_map(bonus, where, "/bonus") if bonus else {},
+        effects=jcopy(list(d["effects"])) if get("effects") else [],
+        continuous=_entries(d["continuous"], where, "continuous") if "continuous" in d else [],
+        replace=_entries(d["replace"], where, "replace") if "replace" in d else [],
+        needs_target=bool(get("needs_target", False)),
+        colors=_names(d["colors"], where, "/colors") if "colors" in d else [],
+        icons=_icons(d["icons"], where) if "icons" in d else [],
+        condition=check_condition(d["condition"], f"{where}/condition") if "condition" in d
+        else SHARED_EMPTY_LIST,
+        modes=SHARED_EMPTY_LIST, play_as=SHARED_EMPTY_DICT,
+        enters_active=get("active") is True,
         extra={k: jcopy(v) for k, v in d.items() if k not in _CARD_FIELDS},
     )
-    if d.get("play_as") is not None or d.get("modes") is not None or d.get("original") is not None:
+    if get("play_as") is not None or get("modes") is not None or get("original") is not None:
         _forms_of_def(card, d, where)
     return card
 
@@ -688,6 +714,7 @@ def _forms_of_def(card: Card, d: dict[str, Any], where: str) -> None:
     """`play_as` (rb7:ketfelekeppen-hasznalhato-lapok), `modes` (111.7) and, for a card given in a
     form it was played as, `original` (model/forms.py)."""
     play_as = d.get("play_as") or {}
+    card.play_as = {}                                  # its own, filled below
     if not isinstance(play_as, dict):
         raise InputProblem(f"{where}/play_as: a mapping of kind -> the card's fields in that form")
     for kind, fields in play_as.items():

@@ -8,6 +8,8 @@ order of acting), 5.3.2 / 131.10 (change of controller), 4.24.2 (an effect that 
 carried out in full is carried out as far as it can be), 4.8.4, 4.19.1."""
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from engine_helpers import refused, run
@@ -309,10 +311,10 @@ def test_a_refused_step_leaves_the_given_state_untouched():
                      "cards": {"c": {"kind": "creature", "damage": 1, "hp": 3, "wounds": 1},
                                "s": {"kind": "sorcery", "cost": {"vp": 1}, "needs_target": True,
                                      "effects": [{"damage": {"target": "$target", "amount": 1}}]}}}, rules)
-    before = (st.where.copy(), {cid: c.__dict__.copy() for cid, c in st.cards.peek_items()})
+    before = (st.where.copy(), {cid: copy.deepcopy(c) for cid, c in st.cards.peek_items()})
     out = apply(st, {"play": {"player": "A", "card": "s"}}, rules)      # no target: refused
     assert out.refusal is not None and out.state is st
-    assert (st.where, {cid: c.__dict__ for cid, c in st.cards.peek_items()}) == before
+    assert (st.where, dict(st.cards.peek_items())) == before
     out = apply(st, {"play": {"player": "A", "card": "s", "targets": ["c"]}}, rules)
     assert out.refusal is None and out.state.cards["c"].wounds == 2
     assert st.cards["c"].wounds == 1 and st.locate("s") == ("A", "hand")
