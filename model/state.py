@@ -428,7 +428,7 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
     the order the permanents were played in (`_stamp_play_order`); the timed effects, delayed
     resources, the combat sub-phase, the life-saving window and a pending decision
     (`_given_bookkeeping`)."""
-    given = jcopy(given or {})
+    given = given or {}          # never changed here: each stage copies what the state keeps of it
     active, phase, combat_step = _given_turn(given)
     defs = given.get("cards") or {}
     players, listed = _given_players(given, defs, rules)
@@ -566,8 +566,9 @@ def _given_bookkeeping(state: State, given: dict[str, Any], defs: dict[str, Any]
     """The timed effects (99.4) and delayed resources (114) in force, the clock after them; the
     combat sub-phase (rb7:harci-fazis: I when a combat is given without one); the life-saving
     window of the creatures `just_damaged` (136.8); a pending decision (4.23.5)."""
-    state.lasting = [check_lasting(x, f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
-    state.delayed = [check_delayed(x, f"/delayed/{i}", f"delayed-{i}") for i, x in enumerate(given.get("delayed") or [])]
+    state.lasting = [check_lasting(jcopy(x), f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
+    state.delayed = [check_delayed(jcopy(x), f"/delayed/{i}", f"delayed-{i}")
+                     for i, x in enumerate(given.get("delayed") or [])]
     if state.lasting:
         state.clock = max(state.clock, max(int(x["created"]) for x in state.lasting))
     if combat_step is not None:
@@ -621,7 +622,7 @@ def _canonical_ability(a: Any, where: str, i: int) -> dict[str, Any]:
     """The `i`-th ability of the card at `where`, its keyword spelled the canonical way."""
     if not isinstance(a, dict) or not isinstance(a.get("keyword"), str):
         raise InputProblem(f"{where}/abilities/{i}: an ability is a mapping with a `keyword`")
-    a = dict(a)
+    a = jcopy(a)
     a["keyword"] = KEYWORD_ALIASES.get(a["keyword"], a["keyword"])
     return a
 
@@ -684,7 +685,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         needs_target=bool(get("needs_target", False)),
         colors=_names(d["colors"], where, "/colors") if "colors" in d else [],
         icons=_icons(d["icons"], where) if "icons" in d else [],
-        condition=check_condition(d["condition"], f"{where}/condition") if "condition" in d
+        condition=check_condition(jcopy(d["condition"]), f"{where}/condition") if "condition" in d
         else SHARED_EMPTY_LIST,
         modes=SHARED_EMPTY_LIST, play_as=SHARED_EMPTY_DICT,
         enters_active=get("active") is True,

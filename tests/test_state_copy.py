@@ -71,3 +71,17 @@ def test_the_corpus_cases_with_forms_modes_or_conditions_fill_no_shared_empty_va
     for case in cases:
         run_case(case.given, case.when, version=case.version)
     assert state_module.SHARED_EMPTY_LIST == [] and state_module.SHARED_EMPTY_DICT == {}
+
+
+def test_no_run_changes_its_given_or_shares_a_part_of_it_with_the_state():
+    """`from_given` copies only what the state keeps (no copy of the whole `given`): every corpus
+    case, run twice on the same `given` object, leaves it as it was and gives the same result."""
+    import copy
+
+    from conformance.loader import load_files
+    for case in load_files().cases:
+        before = copy.deepcopy(case.given)
+        first = run_case(case.given, case.when, version=case.version)
+        assert case.given == before, case.id
+        again = run_case(case.given, case.when, version=case.version)
+        assert (again.state, again.refused, again.events) == (first.state, first.refused, first.events), case.id
