@@ -129,7 +129,7 @@ def activate(g: Game, a: dict[str, Any], by: str) -> None:
         _exiling(g, player, card, ab, a)
     else:
         _generic(g, player, card, idx, ab, a, targets)
-    st.turn_info.abilities_used.setdefault(card.id, []).append(idx)
+    st.turn_info.own("abilities_used").setdefault(card.id, []).append(idx)
 
 
 def _dying_in_combat(g: Game, card: Card, kw: Any) -> None:
@@ -265,7 +265,7 @@ def _direct_hit(g: Game, cid: str, target: str, n: int, element: str | None) -> 
         # V: a creature brought to 0 Ép goes to the graveyard at the end of V; a life-saving
         # action right after the damage may still save it (the engine's window, 136.8). It dies as
         # a combat death (134.4.7: through `struck_dying`, which model/damage.py settle reads).
-        st.turn_info.struck_dying.append(target)
+        st.turn_info.own("struck_dying").append(target)
 
 
 # ---------------------------------------------------------------------------
@@ -294,7 +294,7 @@ def _regenerate(g: Game, player: str, card: Card, idx: int, ab: dict[str, Any], 
         g.refuse("136.7", f"at most {cap} Ép are regenerated on a creature per turn; {done} already")
     per = _int(ab, "x", 1)
     pay_cost(g, player, {"vp": per * n}, {})                             # 136.6, 4.20.3
-    st.turn_info.regenerated[cid] = done + n
+    st.turn_info.own("regenerated")[cid] = done + n
     g.emit("ability_activated", card=cid, ability="regeneration", player=player)
     heal(g, cid, n)
 

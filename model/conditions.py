@@ -76,7 +76,7 @@ def _fits(card: Card, want: dict[str, Any]) -> bool:
 
 
 def _played(g: Game) -> dict[str, Any]:
-    return g.state.turn_info.from_hand
+    return g.state.turn_info.own("from_hand")
 
 
 def check(g: Game, player: str, card: Card, from_hand: bool) -> None:

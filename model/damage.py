@@ -59,8 +59,8 @@ def deal_damage(g: Game, target: str, amount: int, element: str | None = None,
         dealer = g.sources[-1] if g.sources else (
             (st.controller(source) or st.cards[source].owner) if source in st.cards else by)
         if dealer:
-            st.turn_info.damaged_by[target] = dealer   # whose source (135.2)
-        hurt = st.turn_info.damaged_by_damage
+            st.turn_info.own("damaged_by")[target] = dealer   # whose source (135.2)
+        hurt = st.turn_info.own("damaged_by_damage")
         if target not in hurt:
             hurt.append(target)
 
@@ -231,4 +231,4 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     if dying:
         st.turn_info.dying = dying
     else:
-        st.turn_info.dying = []
+        st.turn_info.clear("dying")

@@ -205,7 +205,7 @@ def open_muscle_decision(g: Game) -> None:
         return
     item = queue.pop(0)
     if not queue:
-        st.turn_info.muscle_queue = []
+        st.turn_info.clear("muscle_queue")
     step = {"card": item["card"], "player": item["player"], "count": item["count"], "cause": item["cause"]}
     st.pending = {"player": item["player"], "choice": "muscle_reward", "count": item["count"],
                   "options": ["draw", "vp"], "step": {"_muscle_reward": step}, "by": item["player"],
@@ -251,9 +251,9 @@ def _window(g: Game, saving: bool) -> None:
     if keep:
         st.turn_info.just_damaged = keep
     else:
-        st.turn_info.just_damaged = []
+        st.turn_info.clear("just_damaged")
     if not st.turn_info.dying:
-        st.turn_info.struck_dying = []
+        st.turn_info.clear("struck_dying")
 
 
 def _conflicts(st: State, rules: Ruleset) -> dict[tuple[str, str], tuple]:

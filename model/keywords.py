@@ -563,7 +563,7 @@ def after_move(g: Game, card: Card, rec: dict[str, Any], mover: Callable[..., An
     if rec["muscle"]:
         # 124.4: the player decides for all counters at once — a pending decision opened when the
         # step is done (model/engine.py `open_muscle_decision`); unanswered, the default applies
-        g.state.turn_info.muscle_queue.append(
+        g.state.turn_info.own("muscle_queue").append(
             {"card": card.id, "player": controller, "count": rec["muscle"], "cause": "draw"})
     who = rec.get("responsible")
     if who is None:

@@ -224,7 +224,7 @@ def _limits(g: Game, player: str, card) -> None:
     st = g.state
     if card.has_subtype(VISION):
         name = card.name or card.id
-        seen = st.turn_info.visions_played.setdefault(player, [])
+        seen = st.turn_info.own("visions_played").setdefault(player, [])
         if name in seen:
             g.refuse("rb7:vizio", f"{player} has already played a vision card named {name!r} this turn")
         seen.append(name)
@@ -233,7 +233,7 @@ def _limits(g: Game, player: str, card) -> None:
         if n >= 1:
             g.refuse("rb7:semmizos-idezesi-koltseg-nekron",
                      "in the first 3 turns only one nekron card may be played per turn")
-        st.turn_info.nekron_played[player] = n + 1
+        st.turn_info.own("nekron_played")[player] = n + 1
 
 
 def play(g: Game, a: dict[str, Any], by: str) -> None:

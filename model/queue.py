@@ -110,7 +110,7 @@ def push(g: Game, entry: dict[str, Any]) -> dict[str, Any]:
     st.turn_info.queue_seq = n
     entry["id"] = f"q{n}"
     st.queue.append(entry)
-    st.turn_info.queue_passed = []
+    st.turn_info.clear("queue_passed")
     g.emit("queued", entry=entry["id"], card=entry["card"], player=entry["player"],
            ability=entry.get("keyword"), answers=entry.get("answers"), clause="4.21.1")
     return entry
@@ -118,7 +118,7 @@ def push(g: Game, entry: dict[str, Any]) -> dict[str, Any]:
 
 def pass_on_queue(g: Game, player: str) -> bool:
     """A player passes on the queue (does not answer); True when both have passed in a row."""
-    done = passed(g.state)
+    done = g.state.turn_info.own("queue_passed")
     if player not in done:
         done.append(player)
     g.emit("passed", player=player, phase=g.state.phase, queue=True)
@@ -207,7 +207,7 @@ def resolve_all(g: Game, resolvers: dict[str, Resolver]) -> None:
     what it answers). A prevented entry is prevented (4.21.2, 136.5). A decision opened while an
     entry resolves stops the rest until it is answered (4.23.5: model/engine.py resumes it)."""
     st = g.state
-    st.turn_info.queue_passed = []
+    st.turn_info.clear("queue_passed")
     st.turn_info.queue_resolving = True
     while st.queue:
         if st.pending is not None:

@@ -291,10 +291,11 @@ class State:
         st.result = jcopy(self.result) if self.result else None
         st.pending = jcopy(self.pending) if self.pending else None
         st.turn_info = self.turn_info.copy()
-        st.lasting = [dict(x) for x in self.lasting]
-        st.delayed = [dict(x) for x in self.delayed]
+        # most states hold none of these: an empty one costs no comprehension
+        st.lasting = [dict(x) for x in self.lasting] if self.lasting else []
+        st.delayed = [dict(x) for x in self.delayed] if self.delayed else []
         st.queue = jcopy(self.queue) if self.queue else []
-        st.missed = [dict(x) for x in self.missed]
+        st.missed = [dict(x) for x in self.missed] if self.missed else []
         st.where = dict(self.where)
         return st
 
@@ -577,7 +578,7 @@ def _given_bookkeeping(state: State, given: dict[str, Any], defs: dict[str, Any]
         state.turn_info.combat_step = "I"     # a combat given without its sub-phase is in I
     for c in state.permanents():
         if defs[c.id].get("just_damaged"):
-            state.turn_info.just_damaged.append(c.id)   # 136.8: the window is open
+            state.turn_info.own("just_damaged").append(c.id)   # 136.8: the window is open
     if given.get("pending"):
         pend = given["pending"]
         step = pend.get("step") if isinstance(pend, dict) else None

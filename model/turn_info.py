@@ -1,21 +1,24 @@
 """What the rules remember within one turn: the base state's per-turn bookkeeping, typed.
 
 Every field is plain data (lists, mappings of strings and numbers) so that a state copies it
-in C (`State.clone`) and a test can print it. The object holds only what was set or used this
-turn: a list or mapping comes into being when first read (`__getattr__`), a field that holds a
-number, a flag or None reads its default from the class until set — most of a turn most fields
-are empty, so a step copies little; nothing here is in a returned state except what
-model/view.py shows (`dying`, `just_damaged`, the combat sub-phase). The turn's start empties it
-(model/turn.py); a field is listed with the rules that write and read it.
+in C (`State.clone`) and a test can print it. The object holds only what was set this turn: a
+field not set reads its default from the class — for a list an empty tuple, for a mapping an
+empty read-only mapping, so a read never creates anything and a step copies only what the turn
+changed. A list or mapping is changed in place only through `own(name)`, which makes it the
+object's own first (like `Player.own_zone`); changing a default in place fails loudly. Nothing
+here is in a returned state except what model/view.py shows (`dying`, `just_damaged`, the
+combat sub-phase). The turn's start empties it (model/turn.py); a field is listed with the rules
+that write and read it.
 """
 from __future__ import annotations
 
 import marshal
+from types import MappingProxyType
 from typing import Any
 
 __all__ = ["TurnInfo"]
 
-# the fields that hold a list or a mapping: each created empty when first read
+# the fields that hold a list or a mapping: each made the object's own by `own` when changed in place
 _CONTAINERS: dict[str, type] = {
     "dying": list, "just_damaged": list, "damaged_by": dict, "damaged_by_damage": list,
     "struck_dying": list, "queue_passed": list, "abilities_used": dict, "regenerated": dict,
@@ -61,13 +64,19 @@ class TurnInfo:
     # the phases this turn skips (4.10.7, model/turn.py)
     skipped: list[str]
 
-    def __getattr__(self, name: str) -> Any:
-        # reached only for a list or mapping not yet used this turn (the rest are class defaults)
-        factory = _CONTAINERS.get(name)
-        if factory is None:
-            raise AttributeError(f"TurnInfo has no field {name!r}")
-        value = self.__dict__[name] = factory()
+    def own(self, name: str) -> Any:
+        """The list or mapping `name` as this object holds it, created empty when not set yet: the
+        one to change in place (a read of a field not set gives the class's immutable default)."""
+        own = self.__dict__
+        value = own.get(name)
+        if value is None:
+            value = own[name] = _CONTAINERS[name]()
         return value
+
+    def clear(self, name: str) -> None:
+        """The field back to its default (an emptied list or mapping, a flag taken back): nothing
+        left for a copy to copy."""
+        self.__dict__.pop(name, None)
 
     def copy(self) -> "TurnInfo":
         """A copy sharing nothing mutable: what this turn set or used, copied in C (`marshal`:
@@ -79,8 +88,10 @@ class TurnInfo:
         return new
 
     def values(self) -> dict[str, Any]:
-        """Every field with its value, the defaults included (what `repr` and `==` compare)."""
-        return {name: getattr(self, name) for name in _FIELDS}
+        """Every field with its value, the defaults included (what `repr` and `==` compare); an
+        empty default reads as the empty list or mapping it stands for."""
+        return {name: (_CONTAINERS[name](value) if name in _CONTAINERS else value)
+                for name in _FIELDS for value in (getattr(self, name),)}
 
     def __repr__(self) -> str:
         return f"TurnInfo({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
@@ -92,3 +103,6 @@ class TurnInfo:
 
 
 _FIELDS: tuple[str, ...] = tuple(TurnInfo.__annotations__)
+_EMPTY = {list: (), dict: MappingProxyType({})}
+for _name, _kind in _CONTAINERS.items():
+    setattr(TurnInfo, _name, _EMPTY[_kind])        # read when not set: never created by a read
