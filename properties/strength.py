@@ -67,6 +67,8 @@ import tokenize
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from properties.code_names import qualified_defs
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = ROOT / "model"
 DEFAULT_EQUIVALENT = Path(__file__).resolve().parent / "strength_equivalent.yaml"
@@ -725,21 +727,6 @@ def declared(m: Mutant, eq: dict) -> bool:
     return (m.where, m.operator) in eq["_index"]
 
 
-def _defs(tree: ast.AST) -> dict[str, ast.AST]:
-    """Qualified name (as ClauseMap names scopes) → def or class node."""
-    out: dict[str, ast.AST] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out[prefix + child.name] = child
-                visit(child, f"{prefix}{child.name}.")
-            else:
-                visit(child, prefix)
-    visit(tree, "")
-    return out
-
-
 def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
     """Each ``unused`` claim of a declaration checked on the code the corpus runs (``roots``:
     the engine package and the harness reading its results), by name, with ``ast``:
@@ -777,7 +764,7 @@ def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
         owner, _, attr = qual.rpartition(".") if kind != "return" else ("", "", qual)
         def_name = qual if kind == "return" else owner
         tree = trees.get(module, (None, None))[1]
-        node = _defs(tree).get(def_name) if tree is not None else None
+        node = qualified_defs(tree).get(def_name) if tree is not None else None
         head = f"{where}:{d.line}: `unused: {{{kind}: {name}}}`"
         want = ast.ClassDef if kind == "field" else (ast.FunctionDef, ast.AsyncFunctionDef)
         if not isinstance(node, want):
