@@ -74,6 +74,18 @@ def test_a_probe_that_does_not_probe_stops_the_run(tmp_path):
     assert f"{tmp_path / 'x.yaml'}:4: input probe step-zero does not probe" in str(exc.value)
 
 
+def test_declarations_of_a_probed_module_give_no_malformed_input_reason():
+    """The equivalence file's header: "differs only on malformed input" is no reason once the
+    module has probes (write a probe; declare only what no input can tell apart)."""
+    from properties import strength as S
+    probed = {p.checks.split(":")[0] for p in PROBES}
+    claims = re.compile(r"malformed|loosens (a|the) check|differs only on .*input", re.I)
+    bad = [f"{S.DEFAULT_EQUIVALENT}:{d.line}: {d.function}" for d in
+           S.load_equivalents(S.DEFAULT_EQUIVALENT)["mutants"]
+           if d.module in probed and claims.search(d.reason)]
+    assert bad == []
+
+
 # ---------------------------------------------------------------------------
 # a malformed probe file: one line, file, line and field; nothing loaded
 
