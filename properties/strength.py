@@ -20,6 +20,11 @@ How a mutant is run (fast, parallel, incremental):
   cases in-process, stopping at the first one that does not pass. The cases
   citing the mutant's clauses run first, then the cases that killed other
   mutants of the same file, then the rest.
+- A mutant the corpus lets through then runs the input probes
+  (``properties/strength_probes.py``, ``properties/input_probes/``): malformed inputs, each
+  with the input error the reference engine raises on it. A probe whose outcome differs
+  from the reference's kills the mutant (its killer ``probe:<id>``); the report counts
+  those kills apart from the corpus's.
 - A case that overruns its deadline (an infinite loop) kills the mutant *by
   timeout*; a child that overruns the mutant's deadline is killed (SIGKILL)
   and counted the same way; both are reported as timeouts.
@@ -27,8 +32,9 @@ How a mutant is run (fast, parallel, incremental):
   directory) under a key made of the mutated file's SHA-256, the SHA-256 of the
   whole engine package (every module's name and bytes), the operator and its
   occurrence. A killed mutant's result stays valid while the case that killed it
-  is unchanged; a surviving (or timed-out) mutant's while the corpus files are
-  unchanged. So after new cases only the survivors run again, and after an edit
+  is unchanged; one a probe killed while that probe and the corpus files are (the
+  corpus let it through); a surviving (or timed-out) mutant's while the corpus files
+  and the probes are unchanged. So after new cases only the survivors run again, and after an edit
   of any engine file every mutant does: what one module does depends on the
   others (when model/state.py began to hand out its own phase names, nine
   ``is`` mutants of other files that a case had once killed became equivalent;
@@ -67,11 +73,15 @@ import tokenize
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from properties.code_names import qualified_defs
+from properties.strength_probes import DEFAULT_DIR as DEFAULT_PROBES
+from properties.strength_probes import ProbeError, ProbeOracle, probe_cost, probe_killer, probe_markdown
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = ROOT / "model"
 DEFAULT_EQUIVALENT = Path(__file__).resolve().parent / "strength_equivalent.yaml"
 DEFAULT_CACHE = ".strength-cache"
-SCHEMA = "hkk-strength/1"
+SCHEMA = "hkk-strength/2"     # 2: the input probes (`probes`, `by_probe`, `corpus_score`)
 CACHE_VERSION = 2
 GOAL_OVERALL = 95.0
 GOAL_TITLE = 85.0
@@ -116,6 +126,7 @@ class Mutant:
     snippet: str = ""         # the same, normalised (normal_source): what a declaration names
     cached: bool = False
     seconds: float = 0.0
+    probe_seconds: float | None = None   # the input probes' run in the child (the corpus survived)
     equivalent_reason: str | None = None
     equivalent_by: str | None = None   # "rule" (a class of the equivalence file) or "declaration" (one by one)
 
@@ -725,21 +736,6 @@ def declared(m: Mutant, eq: dict) -> bool:
     return (m.where, m.operator) in eq["_index"]
 
 
-def _defs(tree: ast.AST) -> dict[str, ast.AST]:
-    """Qualified name (as ClauseMap names scopes) → def or class node."""
-    out: dict[str, ast.AST] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out[prefix + child.name] = child
-                visit(child, f"{prefix}{child.name}.")
-            else:
-                visit(child, prefix)
-    visit(tree, "")
-    return out
-
-
 def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
     """Each ``unused`` claim of a declaration checked on the code the corpus runs (``roots``:
     the engine package and the harness reading its results), by name, with ``ast``:
@@ -777,7 +773,7 @@ def unused_claim_problems(eq: dict, roots: Iterable[Path]) -> list[str]:
         owner, _, attr = qual.rpartition(".") if kind != "return" else ("", "", qual)
         def_name = qual if kind == "return" else owner
         tree = trees.get(module, (None, None))[1]
-        node = _defs(tree).get(def_name) if tree is not None else None
+        node = qualified_defs(tree).get(def_name) if tree is not None else None
         head = f"{where}:{d.line}: `unused: {{{kind}: {name}}}`"
         want = ast.ClassDef if kind == "field" else (ast.FunctionDef, ast.AsyncFunctionDef)
         if not isinstance(node, want):
@@ -982,8 +978,10 @@ class _MutantFinder:
         exec(compile(self.source, self.origin, "exec"), module.__dict__)
 
 
-def _child(oracle, m: Mutant, order: list[str], wfd: int) -> None:
-    """In the forked child: mutate, import the mutant, run the cases, report, exit."""
+def _child(oracle, m: Mutant, order: list[str], wfd: int, probes: ProbeOracle | None = None,
+           probe_order: list[str] = ()) -> None:
+    """In the forked child: mutate, import the mutant, run the cases (and, when they all pass,
+    the input probes), report, exit."""
     result: dict[str, Any]
     try:
         try:
@@ -1007,6 +1005,11 @@ def _child(oracle, m: Mutant, order: list[str], wfd: int) -> None:
             status, killer, detail = oracle.run(order)
             result = {"status": status, "change": change, "snippet": snippet, "killer": killer,
                       "detail": detail}
+            if status == SURVIVED and probes is not None:
+                t0 = time.perf_counter()
+                status, killer, detail = probes.run(list(probe_order))
+                result.update(status=status, killer=killer, detail=detail,
+                              probe_seconds=time.perf_counter() - t0)
     except BaseException as exc:  # noqa: BLE001 - whatever the mutant did, it was noticed
         result = {"status": KILLED, "change": "", "killer": None,
                   "detail": f"the mutant broke the harness: {type(exc).__name__}: {exc}"[:300]}
@@ -1016,9 +1019,17 @@ def _child(oracle, m: Mutant, order: list[str], wfd: int) -> None:
         os._exit(0)
 
 
+def probe_order(probes: ProbeOracle, m: Mutant, killers: dict[str, dict[str, int]]) -> list[str]:
+    """The order the input probes run in for a mutant (ProbeOracle.order): those that killed
+    other mutants of the same function first, most kills first."""
+    before = sorted(killers.get(f"{m.file}::{m.function}", {}).items(), key=lambda kv: -kv[1])
+    return probes.order(m.where, [probe_killer(k) for k, _ in before if probe_killer(k)])
+
+
 def run_mutants(oracle, todo: list[Mutant], workers: int = 2, mutant_timeout: float = 60.0,
                 on_done: Callable[[Mutant], None] | None = None,
-                killers: dict[str, dict[str, int]] | None = None) -> None:
+                killers: dict[str, dict[str, int]] | None = None,
+                probes: ProbeOracle | None = None) -> None:
     """Run each mutant in a forked child, ``workers`` at a time; fills status/killer/change."""
     killers = killers if killers is not None else {}
     queue = list(todo)
@@ -1028,6 +1039,7 @@ def run_mutants(oracle, todo: list[Mutant], workers: int = 2, mutant_timeout: fl
         while queue and len(running) < workers:
             m = queue.pop(0)
             order = case_order(oracle, m, killers)
+            porder = probe_order(probes, m, killers) if probes is not None else []
             rfd, wfd = os.pipe()
             sys.stdout.flush()
             sys.stderr.flush()
@@ -1035,7 +1047,7 @@ def run_mutants(oracle, todo: list[Mutant], workers: int = 2, mutant_timeout: fl
             if pid == 0:  # pragma: no cover - the child
                 os.close(rfd)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _child(oracle, m, order, wfd)
+                _child(oracle, m, order, wfd, probes, porder)
             os.close(wfd)
             running[pid] = (m, rfd, time.monotonic(), bytearray())
         fds = {v[1]: pid for pid, v in running.items()}
@@ -1102,6 +1114,7 @@ def _finish(m: Mutant, raw: bytes, wait_status: int, seconds: float) -> None:
     m.detail = res.get("detail") or ""
     m.change = res.get("change") or ""
     m.snippet = res.get("snippet") or ""
+    m.probe_seconds = res.get("probe_seconds")
 
 
 # --------------------------------------------------------------------------
@@ -1132,26 +1145,40 @@ def save_cache(cache_dir: Path, results: dict[str, dict]) -> None:
     write_json(_cache_file(cache_dir), {"version": CACHE_VERSION, "results": results})
 
 
-def cached_result(entry: dict | None, oracle) -> dict | None:
-    """The cached result if still valid for this corpus, else None."""
+def cached_result(entry: dict | None, oracle, probes: ProbeOracle | None = None) -> dict | None:
+    """The cached result if still valid for this corpus and these input probes, else None: a
+    kill by a case while that case is unchanged; a kill by a probe while that probe and the
+    corpus are (the corpus let the mutant through; without probes it runs again); any other
+    verdict while the corpus and the probe set are (an entry from before the probes, or from a
+    run without them, names none)."""
     if not entry:
         return None
     killer = entry.get("killer")
-    if entry.get("status") in DETECTED and killer:
+    pid = probe_killer(killer)
+    if entry.get("status") in DETECTED and killer and pid is None:
         if killer in oracle.cases and oracle.digests.get(killer) == entry.get("killer_digest"):
             return entry
         return None
     if entry.get("status") == NO_MUTATION:
         return entry
-    return entry if entry.get("corpus") == oracle.corpus_digest else None
+    if entry.get("corpus") != oracle.corpus_digest:
+        return None
+    if pid is not None:
+        ok = probes is not None and probes.digests.get(pid) == entry.get("killer_digest")
+        return entry if ok else None
+    return entry if entry.get("probes") == (probes.digest if probes is not None else None) else None
 
 
-def cache_entry(m: Mutant, oracle) -> dict:
-    return {"status": m.status, "killer": m.killer,
-            "killer_digest": oracle.digests.get(m.killer) if m.killer else None,
-            "corpus": oracle.corpus_digest, "change": m.change, "snippet": m.snippet,
-            "detail": m.detail,
-            "seconds": round(m.seconds, 4), "id": m.id}
+def cache_entry(m: Mutant, oracle, probes: ProbeOracle | None = None) -> dict:
+    pid = probe_killer(m.killer)
+    digest = (probes.digests.get(pid) if probes is not None else None) if pid else \
+        oracle.digests.get(m.killer) if m.killer else None
+    return {"status": m.status, "killer": m.killer, "killer_digest": digest,
+            "corpus": oracle.corpus_digest,
+            "probes": probes.digest if probes is not None else None,
+            "change": m.change, "snippet": m.snippet, "detail": m.detail,
+            "seconds": round(m.seconds, 4), "id": m.id,
+            "probe_seconds": None if m.probe_seconds is None else round(m.probe_seconds, 5)}
 
 
 # --------------------------------------------------------------------------
@@ -1162,12 +1189,19 @@ def _pct(killed: int, total: int) -> float | None:
 
 
 def _tally(ms: list[Mutant]) -> dict:
-    c = {"mutants": len(ms), "killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
+    """The counts of a group of mutants. ``killed`` and ``timeout`` count every kill; ``by_probe``
+    those of them that only an input probe made (the corpus let the mutant through), and
+    ``corpus_score`` is the score of the corpus alone (those counted as survivors)."""
+    c = {"mutants": len(ms), "killed": 0, "timeout": 0, "survived": 0, "equivalent": 0,
+         "by_probe": 0}
     for m in ms:
         if m.status in c:
             c[m.status] += 1
+        if m.status in DETECTED and probe_killer(m.killer):
+            c["by_probe"] += 1
     c["scored"] = c["killed"] + c["timeout"] + c["survived"]
     c["score"] = _pct(c["killed"] + c["timeout"], c["scored"])
+    c["corpus_score"] = _pct(c["killed"] + c["timeout"] - c["by_probe"], c["scored"])
     return c
 
 
@@ -1218,8 +1252,10 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
         mutant_timeout: float | None = None, fresh: bool = False, max_mutants: int | None = None,
         sample: int | None = None, known: Callable[[str], bool] | None = None,
         title_of: Callable[[str], str] | None = None,
-        rel_to: Path | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """Enumerate, run (or take from the cache), classify and score. Returns the report data."""
+        rel_to: Path | None = None, progress: Callable[[str], None] | None = None,
+        probes: ProbeOracle | None = None) -> dict:
+    """Enumerate, run (or take from the cache), classify and score. Returns the report data.
+    ``probes``: the input probes a mutant the corpus lets through runs (None: the corpus alone)."""
     t_start = time.perf_counter()
     say = progress or (lambda s: None)
     if known is None and title_of is None:
@@ -1241,9 +1277,13 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     say(f"{len(mutants)} mutants of {len({m.file for m in mutants})} files "
         f"({len(ops)} operators) in {t_enum:.1f} s")
     t0 = time.perf_counter()
+    if probes is not None:                       # first: a probe that does not probe stops at once
+        probes.prepare()
+        say(f"input probes: {len(probes.probes)} of {len(probes.files)} files, each the input "
+            f"error it expects on the reference engine, {probes.baseline_seconds * 1000:.0f} ms")
     oracle.prepare()
-    t_base = time.perf_counter() - t0
     say(f"oracle: {len(oracle.cases)} passing cases, baseline {oracle.baseline_seconds:.2f} s")
+    t_base = time.perf_counter() - t0
     if getattr(oracle, "baseline_failures", None):
         say(f"warning: {len(oracle.baseline_failures)} cases do not pass on the real engine "
             f"and are left out of the oracle")
@@ -1258,12 +1298,13 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             m.equivalent_reason = equivalence_of(m, eq)[0]
             m.equivalent_by = "rule"
             continue
-        hit = cached_result(cache.get(m.key), oracle)
+        hit = cached_result(cache.get(m.key), oracle, probes)
         if hit is not None:
             m.status, m.killer = hit["status"], hit.get("killer")
             m.change, m.detail = hit.get("change") or "", hit.get("detail") or ""
             m.snippet = hit.get("snippet") or ""
             m.seconds, m.cached = hit.get("seconds") or 0.0, True
+            m.probe_seconds = hit.get("probe_seconds")
         else:
             todo.append(m)
     say(f"{len(mutants) - len(todo)} from the cache or declared, {len(todo)} to run "
@@ -1272,14 +1313,15 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     killers: dict[str, dict[str, int]] = {}
     for m in mutants:
         note_killer(killers, m)
-    limit = mutant_timeout or max(30.0, 30 * oracle.baseline_seconds)
+    limit = mutant_timeout or max(30.0, 30 * (oracle.baseline_seconds
+                                              + (probes.baseline_seconds if probes else 0.0)))
     done = [0]
     last = [time.monotonic()]
     new_results = dict(cache)
 
     def on_done(m: Mutant) -> None:
         done[0] += 1
-        new_results[m.key] = cache_entry(m, oracle)
+        new_results[m.key] = cache_entry(m, oracle, probes)
         now = time.monotonic()
         if cache_dir is not None and now - last[0] > 30:
             save_cache(Path(cache_dir), new_results)
@@ -1288,7 +1330,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
 
     t0 = time.perf_counter()
     run_mutants(oracle, todo, workers=workers, mutant_timeout=limit, on_done=on_done,
-                killers=killers)
+                killers=killers, probes=probes)
     t_run = time.perf_counter() - t0
     # classify equivalents; check the declarations
     for m in mutants:
@@ -1309,7 +1351,8 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
             continue                             # a class whose mutants run: this one is killed
         if m.status in DETECTED:
             problems.append(f"{m.file}:{m.line}: declared equivalent ({m.where}: {m.snippet}) but "
-                            f"the corpus kills it ({m.killer or m.detail}): remove it from the "
+                            f"{'an input probe' if probe_killer(m.killer) else 'the corpus'} "
+                            f"kills it ({m.killer or m.detail}): remove it from the "
                             f"equivalence file")
         elif m.status == SURVIVED:
             m.status, m.equivalent_reason = EQUIVALENT, reason
@@ -1355,6 +1398,7 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
         "titles": scores["titles"],
         "clauses": scores["clauses"],
         "problems": problems,
+        "probes": probes.summary(mutants, DETECTED) if probes is not None else None,
         "mutants": [_mutant_json(m) for m in mutants],
     }
 
@@ -1395,9 +1439,13 @@ def markdown(data: dict) -> str:
     o = data["overall"]
     t = data["timing"]
     out = ["# Corpus strength: mutation testing of `model/` against the corpus", ""]
+    pr = data.get("probes")
     out.append(f"Mutants by {data['tool']['name']} {data['tool']['version']} "
-               f"({len(data['tool']['operators'])} operators); the oracle is the corpus alone "
-               f"({data['corpus']['cases']} cases passing on the reference engine).")
+               f"({len(data['tool']['operators'])} operators); the oracle is the corpus "
+               f"({data['corpus']['cases']} cases passing on the reference engine)"
+               + (f", then, for a mutant the corpus lets through, {pr['count']} input probes "
+                  f"(malformed inputs, each with the input error the reference engine raises)."
+                  if pr else " alone."))
     sel = data.get("selection") or {}
     if sel.get("files") or sel.get("max") is not None or sel.get("sample") is not None:
         out.append(f"**A partial run**: {sel['run']} of the {sel['of']} mutants"
@@ -1408,8 +1456,12 @@ def markdown(data: dict) -> str:
     out.append("")
     low_titles = [r for r in data["titles"] if r["score"] is not None and r["score"] < data["goal"]["title"]]
     ok = (o["score"] or 0) >= data["goal"]["overall"] and not low_titles
+    p_timeout = sum(1 for k in (pr or {}).get("kills", ()) if k["status"] == TIMEOUT)
+    p_killed = len((pr or {}).get("kills", ())) - p_timeout
     out += [f"**Score: {_fmt(o['score'])}** of {o['scored']} non-equivalent mutants killed "
-            f"({o['killed']} by a failing case, {o['timeout']} by timeout); "
+            f"({o['killed'] - p_killed} by a failing case, {o['timeout'] - p_timeout} by timeout"
+            + (f", {p_killed + p_timeout} only by an input probe: the corpus alone kills "
+               f"{_fmt(o.get('corpus_score'))}" if pr else "") + "); "
             f"{o['survived']} survive; {o['equivalent']} declared equivalent. "
             f"Goal: ≥ {data['goal']['overall']:g}% overall and no title below "
             f"{data['goal']['title']:g}%: {'met' if ok else 'not met'}"
@@ -1418,8 +1470,8 @@ def markdown(data: dict) -> str:
     if eqs:
         out += [f"Of the equivalent mutants, {eqs['by_rule']} fall in a class of the equivalence file "
                 f"(checked by code) and {eqs['one_by_one']} are declared one by one, each with the "
-                f"reason it cannot be told apart by a well-formed case, judged by reading the code "
-                f"(a declaration the corpus kills is reported as a problem). Counted as survivors "
+                f"reason no input can tell it apart, judged by reading the code (a declaration the "
+                f"corpus{' or an input probe' if pr else ''} kills is reported as a problem). Counted as survivors "
                 f"instead, the score would be {_fmt(eqs['score_if_declarations_survived'])}.", ""]
     if data.get("unreachable_files"):
         r = data["reachable"]
@@ -1458,6 +1510,8 @@ def markdown(data: dict) -> str:
         out.append(f"| {m['file']}:{m['line']} | {_md_escape(m['where'])} | {m['operator']} | "
                    f"`{_md_escape(m['snippet'] or m['change'])}` | "
                    f"{_md_escape(', '.join(m['clauses']))} |")
+    if pr:
+        out += [""] + probe_markdown(pr, _md_escape)
     tos = [m for m in data["mutants"] if m["status"] == TIMEOUT]
     out += ["", f"## Killed by timeout ({len(tos)})", ""]
     for m in sorted(tos, key=lambda m: (m["file"], m["line"])):
@@ -1502,11 +1556,14 @@ def build_parser() -> argparse.ArgumentParser:
         "  kodex strength --file model/combat.py --fresh   one engine file, cached verdicts ignored\n"
         "  kodex strength --sample 600 --fail-under 100 --file model/queue.py   as .ci/strength\n"
         "  kodex strength --max 20 --no-cache -q   a smoke run\n"
+        "  kodex strength --no-probes --file model/shapes.py   the corpus alone, no input probes\n"
         "exit status: 0 done, no problem (and the score at least --fail-under); 1 a problem (a\n"
-        "  mutant declared equivalent that the corpus kills, a declaration that matches no mutant,\n"
-        "  an unused claim that does not hold), the score below --fail-under, or a case path or\n"
-        "  corpus that does not load (named); 2 a bad equivalence file (named, with the line) or\n"
-        "  bad usage (an option); 5 an output that cannot be written.\n"
+        "  mutant declared equivalent that the corpus or an input probe kills, a declaration that\n"
+        "  matches no mutant, an unused claim that does not hold), the score below --fail-under,\n"
+        "  a case path or corpus that does not load (named), or an input probe that does not\n"
+        "  probe (the reference engine does not raise the input error it expects; named); 2 a\n"
+        "  bad equivalence or probe file (named, with the line) or bad usage (an option); 5 an\n"
+        "  output that cannot be written.\n"
         "writes: strength.md and strength.json in --out (default reports/), the result cache in\n"
         "  --cache (default .strength-cache/; --no-cache: none)"))
     p.add_argument("corpus", nargs="*", help="case files or directories (default: the corpus)")
@@ -1523,10 +1580,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only operators matching (e.g. Comparison); repeatable")
     p.add_argument("--equivalent", metavar="FILE", default=str(DEFAULT_EQUIVALENT),
                    help="the equivalent-mutant declarations")
+    p.add_argument("--probes", metavar="DIR", default=str(DEFAULT_PROBES),
+                   help="the input probes a mutant the corpus lets through runs: malformed inputs, "
+                        "each with the input error the reference engine raises (default: "
+                        "properties/input_probes/)")
+    p.add_argument("--no-probes", action="store_true",
+                   help="no input probes: the corpus alone is the oracle")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="per-mutant deadline (default: max(30 s, 30 × the corpus run))")
     p.add_argument("--case-timeout", type=float, default=2.0, metavar="S",
-                   help="per-case deadline inside a mutant (default 2 s, or 20 × its baseline)")
+                   help="per-case deadline inside a mutant (default 2 s, or 20 × its baseline); "
+                        "also each input probe's")
     p.add_argument("--max", type=int, metavar="N", help="only the first N mutants (a smoke run)")
     p.add_argument("--sample", type=int, metavar="N",
                    help="only N of the mutants, spread over files and operators, the same for the "
@@ -1544,7 +1608,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         eq_path = Path(args.equivalent) if args.equivalent else None
         load_equivalents(eq_path)
-    except EquivalenceError as exc:
+        probes = None if args.no_probes else ProbeOracle.from_dir(args.probes, args.case_timeout)
+    except (EquivalenceError, ProbeError) as exc:
         print(f"kodex strength: {exc}", file=sys.stderr)
         return 2
     data = run(oracle=CorpusOracle(args.corpus, case_timeout=args.case_timeout),
@@ -1552,13 +1617,16 @@ def main(argv: list[str] | None = None) -> int:
                files=args.file, cache_dir=None if args.no_cache else Path(args.cache),
                equivalent=eq_path, workers=args.workers, mutant_timeout=args.timeout,
                fresh=args.fresh, max_mutants=args.max, sample=args.sample, rel_to=ROOT,
-               progress=say)
+               progress=say, probes=probes)
     md, js = write_reports(data, Path(args.out))
     o = data["overall"]
     low = [r for r in data["titles"] if r["score"] is not None and r["score"] < GOAL_TITLE]
     r = data["reachable"]
     print(f"strength: {_fmt(o['score'])} of {o['scored']} non-equivalent mutants killed "
-          f"({o['timeout']} by timeout), {o['survived']} survive, {o['equivalent']} equivalent "
+          f"({o['timeout']} by timeout"
+          + (f", {o['by_probe']} only by an input probe: the corpus alone "
+             f"{_fmt(o['corpus_score'])}" if probes is not None else "")
+          + f"), {o['survived']} survive, {o['equivalent']} equivalent "
           f"({_fmt(r['score'])} over the files the engine imports); "
           f"{len(low)} titles below {GOAL_TITLE:g}%; {data['timing']['total']:.0f} s")
     sel = data["selection"]
@@ -1568,6 +1636,14 @@ def main(argv: list[str] | None = None) -> int:
     eqs = data["equivalents"]
     print(f"  equivalent: {eqs['by_rule']} by a rule, {eqs['one_by_one']} declared one by one "
           f"(counted as survivors: {_fmt(eqs['score_if_declarations_survived'])})")
+    pr = data["probes"]
+    if pr:
+        print(f"  input probes: {pr['count']} of {len(pr['files'])} files ({probe_cost(pr)}); "
+              f"killed only by one: {len(pr['kills'])}")
+        for k in pr["kills"][:10]:
+            print(f"    {k['id']} ({k['where']}): probe {k['probe']}")
+        if len(pr["kills"]) > 10:
+            print(f"    … {len(pr['kills']) - 10} more in {md}")
     for r in low[:10]:
         print(f"  {r['id']}: {_fmt(r['score'])} ({r['survived']} survive)")
     for p in data["problems"]:

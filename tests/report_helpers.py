@@ -176,11 +176,12 @@ STRENGTH_HOSTILE_CHANGE = 'if a > b: → if "<script>alert(1)</script>" >= b:'
 STRENGTH_HOSTILE_REASON = "never evaluated: <b>annotations</b> & strings"
 
 
-def strength_report(*, scored: bool = True) -> dict:
-    """A ``kodex strength`` report (``hkk-strength/1``) built by properties/strength.py's own
+def strength_report(*, scored: bool = True, probe_kill: bool = False) -> dict:
+    """A ``kodex strength`` report (``hkk-strength/2``) built by properties/strength.py's own
     scoring (``score``, ``_mutant_json``, the catalog's titles) from a handful of mutants with
     known outcomes: no mutation run, so the tests stay fast. ``scored=False``: every mutant is
-    equivalent (a report with nothing scored)."""
+    equivalent (a report with nothing scored). ``probe_kill``: the killed mutant of model/zones.py
+    was killed by an input probe (the corpus let it through), and the report has its ``probes``."""
     from properties import strength as S
     _known, title_of = S._catalog_known()
 
@@ -205,6 +206,8 @@ def strength_report(*, scored: bool = True) -> dict:
     if not scored:
         for m in ms:
             m.status, m.equivalent_reason = "equivalent", STRENGTH_HOSTILE_REASON
+    if probe_kill:
+        ms[3].killer = "probe:zone-scope-no-zones"
     scores = S.score(ms, title_of)
     return {
         "schema": S.SCHEMA,
@@ -220,4 +223,11 @@ def strength_report(*, scored: bool = True) -> dict:
         "clauses": scores["clauses"],
         "problems": [],
         "mutants": [S._mutant_json(m) for m in ms],
+        "probes": _probes_summary(ms) if probe_kill else None,
     }
+
+
+def _probes_summary(ms: list) -> dict:
+    from properties import strength as S
+    from properties import strength_probes as P
+    return P.ProbeOracle(P.load_probes(P.DEFAULT_DIR), P.DEFAULT_DIR).summary(ms, S.DETECTED)

@@ -477,6 +477,34 @@ def test_strength_page_shows_the_scores_of_the_json(runs, tmp_path, catalog):
     assert _links_resolve(out) > 1000
 
 
+def test_strength_page_keeps_the_corpus_score_beside_the_input_probes(runs, tmp_path):
+    """A mutant only an input probe killed (hkk-strength/2 `probes`): the page, the overview and
+    the title page say how many and the score of the corpus alone; an hkk-strength/1 file (no
+    probes) still reads as the corpus alone."""
+    _ref, _fake, paths = runs
+    data = strength_report(probe_kill=True)
+    o = data["overall"]
+    assert o["by_probe"] == 1 and o["corpus_score"] < o["score"]
+    out = tmp_path / "site"
+    build_site(paths, out, strength=data, case_pages=False)
+    text = html.unescape((out / "strength.html").read_text(encoding="utf-8"))
+    assert (f"killed by the corpus and the input probes ({o['killed']} by a failing case or probe, "
+            f"{o['timeout']} by timeout, 1 of them only by an input probe (the corpus alone: "
+            f"{o['corpus_score']:.1f}%)") in text
+    assert f"then {data['probes']['count']} input probes for a mutant the corpus lets through" in text
+    index = html.unescape((out / "index.html").read_text(encoding="utf-8"))
+    assert f"(the corpus alone: {o['corpus_score']:.1f}%; the rest by the input probes)" in index
+    row = next(r for r in data["titles"] if r["by_probe"])
+    page = html.unescape((out / f"title-{row['id'].split(' ')[0]}.html").read_text(encoding="utf-8"))
+    assert "(1 of them only by an input probe: the corpus alone" in page
+    old = strength_report()
+    old["schema"] = "hkk-strength/1"
+    del old["probes"]
+    build_site(paths, out, strength=old, case_pages=False)
+    text = html.unescape((out / "strength.html").read_text(encoding="utf-8"))
+    assert "killed by the corpus alone (" in text and "input probe" not in text
+
+
 def test_no_strength_results_is_loud_never_zero(runs, tmp_path):
     _ref, _fake, paths = runs
     out = tmp_path / "site"
@@ -531,7 +559,7 @@ def test_cli_picks_up_strength_next_to_the_results(runs, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, needle", [
-    ('{"schema": "hkk-strength/2", "overall": {}, "titles": [], "clauses": [], "mutants": []}',
+    ('{"schema": "hkk-strength/3", "overall": {}, "titles": [], "clauses": [], "mutants": []}',
      "field 'schema'"),
     ('{"schema": "hkk-strength/1", "overall": {}, "titles": {}, "clauses": [], "mutants": []}',
      "field 'titles'"),

@@ -67,7 +67,8 @@ from urllib.parse import quote
 
 
 ACCEPTED_SCHEMAS = ("hkk-results/1", "hkk-results/2")
-STRENGTH_SCHEMA = "hkk-strength/1"
+STRENGTH_SCHEMA = "hkk-strength/2"
+STRENGTH_SCHEMAS = ("hkk-strength/1", STRENGTH_SCHEMA)   # /2 adds the input probes (optional fields)
 STRENGTH_FILE = "strength.json"
 # the order outcomes are shown in; others follow in the order met
 KNOWN = ("pass", "fail", "error", "skip", "xfail", "timeout", "xpass", "not_run")
@@ -126,7 +127,7 @@ def load_results(path: str | Path) -> dict:
 
 
 def load_strength(path: str | Path) -> dict:
-    """A ``kodex strength`` report (``hkk-strength/1``), checked enough to report on."""
+    """A ``kodex strength`` report (``hkk-strength/1`` or ``/2``), checked enough to report on."""
     data = _read_json(path, "kodex strength JSON")
     if not isinstance(data, dict):
         raise ReportInputError(f"{path}: a strength file is a JSON object")
@@ -135,9 +136,9 @@ def load_strength(path: str | Path) -> dict:
 
 
 def check_strength(data: dict, where: str = "the strength results") -> None:
-    if data.get("schema") != STRENGTH_SCHEMA:
+    if data.get("schema") not in STRENGTH_SCHEMAS:
         raise ReportInputError(f"{where}: field 'schema' is {data.get('schema')!r}; expected "
-                               f"{STRENGTH_SCHEMA}")
+                               f"{' or '.join(STRENGTH_SCHEMAS)}")
     if not isinstance(data.get("overall"), dict):
         raise ReportInputError(f"{where}: field 'overall' must be an object")
     for key in ("titles", "clauses", "mutants"):
@@ -168,7 +169,8 @@ SIDE_FIELDS: dict[str, list[tuple[str, str]]] = {
                   ("/next_steps", "list")],
     "strength": [("/goal", "object"), ("/tool", "object"), ("/corpus", "object"),
                  ("/timing", "object"), ("/reachable", "object"), ("/unreachable_files", "list"),
-                 ("/problems", "list"), ("/corpus/left_out", "list"),
+                 ("/problems", "list"), ("/corpus/left_out", "list"), ("/probes", "object"),
+                 ("/probes/kills", "list of objects"),
                  ("/mutants/*/clauses", "list")],
 }
 
@@ -1085,7 +1087,9 @@ class _Site:
             return f'<span class="fail">{what}: the strength is unknown</span>'
         o = self.strength["overall"]
         return (f'<b>{e(_score(o.get("score")))}</b> of {e(o.get("scored"))} non-equivalent '
-                f'mutants killed')
+                f'mutants killed' + (f' (the corpus alone: {e(_score(o.get("corpus_score")))}; the '
+                                     f'rest by the input probes)'
+                                     if self.strength.get("probes") else ""))
 
     def _strength_titles(self) -> dict[str, tuple[str, str]]:
         """A strength title row's id (``"<section> <Hungarian title>"``, properties/strength.py)
@@ -1099,10 +1103,13 @@ class _Site:
         key = f"{sec} {title}".strip()
         for r in self.strength.get("titles") or []:
             if r.get("id") == key:
+                probes = (f' ({e(r.get("by_probe"))} of them only by an input probe: the corpus '
+                          f'alone {e(_score(r.get("corpus_score")))})'
+                          if self.strength.get("probes") and r.get("by_probe") else "")
                 return (f'<p class="note">Corpus strength of this title: <a href="'
                         f'{e(_href("strength.html", "strength", sec))}">{e(_score(r.get("score")))}'
-                        f'</a> of {e(r.get("scored"))} non-equivalent mutants of model/ killed '
-                        f'by the corpus.</p>')
+                        f'</a> of {e(r.get("scored"))} non-equivalent mutants of model/ killed'
+                        + (f'{probes}.</p>' if self.strength.get("probes") else ' by the corpus.</p>'))
         return ""
 
     def _strength_counts(self, r: dict) -> str:
@@ -1155,10 +1162,15 @@ class _Site:
                    and isinstance(goal.get("title"), (int, float)) and r["score"] < goal["title"]]
             met = (isinstance(o.get("score"), (int, float)) and isinstance(goal.get("overall"), (int, float))
                    and o["score"] >= goal["overall"] and not low)
+            probes = s.get("probes") or {}
+            by_probe = (f', {e(o.get("by_probe"))} of them only by an input probe (the corpus '
+                        f'alone: {e(_score(o.get("corpus_score")))})' if probes else "")
             b.append(f'<p><span class="score" id="strength-score">{e(_score(o.get("score")))}</span> '
-                     f'of {e(o.get("scored"))} non-equivalent mutants of model/ killed by the corpus '
-                     f'alone ({e(o.get("killed"))} by a failing case, {e(o.get("timeout"))} by '
-                     f'timeout); <span class="fail">{e(o.get("survived"))} survive</span>; '
+                     f'of {e(o.get("scored"))} non-equivalent mutants of model/ killed by the corpus'
+                     f'{" and the input probes" if probes else " alone"} ({e(o.get("killed"))} by a '
+                     f'failing {"case or probe" if probes else "case"}, {e(o.get("timeout"))} by '
+                     f'timeout{by_probe}); '
+                     f'<span class="fail">{e(o.get("survived"))} survive</span>; '
                      f'{e(o.get("equivalent"))} declared equivalent (not scored).</p>')
             if goal:
                 b.append(f'<p>Goal: at least {e(goal.get("overall"))}% overall and no Kódex title '
@@ -1175,8 +1187,11 @@ class _Site:
         ops = tool.get("operators")
         b.append(f'<p class="note">Mutants by {e(tool.get("name"))} {e(tool.get("version"))}'
                  + (f" ({len(ops)} operators)" if isinstance(ops, list) else "")
-                 + f'; the oracle is the corpus alone ({e(corpus.get("cases"))} cases passing on the '
-                 f'reference engine, digest {e(str(corpus.get("digest") or "")[:12])}). Run: '
+                 + f'; the oracle is the corpus ({e(corpus.get("cases"))} cases passing on the '
+                 f'reference engine, digest {e(str(corpus.get("digest") or "")[:12])})'
+                 + (f', then {e((s.get("probes") or {}).get("count"))} input probes for a mutant '
+                    f'the corpus lets through (reports/strength.md lists what only they killed)'
+                    if s.get("probes") else " alone") + '. Run: '
                  f'{e(t.get("ran"))} mutants run, {e(t.get("cached"))} from the cache, '
                  f'{e(t.get("workers"))} workers, {e(t.get("total"))} s in all.</p>')
         cases = max((len(r.cases) for r in self.runs), default=0)
