@@ -130,6 +130,12 @@ def repeats(items: list[Any]) -> bool:
     return list(dict.fromkeys(items)) != items
 
 
+def _check_created(item: dict[str, Any], where: str) -> None:
+    """`created`, a time on the state's clock (docs/spec/hkk-effects.md): an integer, 0 or more."""
+    if "created" in item and not (is_int(item["created"]) and item["created"] >= 0):
+        raise InputProblem(f"{where}/created: a time on the state's clock, an integer 0 or more")
+
+
 def check_lasting(item: Any, where: str) -> dict[str, Any]:
     """A timed effect of `given.lasting` (or as `add_effect` stored it)."""
     if not isinstance(item, dict):
@@ -150,6 +156,7 @@ def check_lasting(item: Any, where: str) -> dict[str, Any]:
         raise InputProblem(f"{where}/turns_left: a positive integer")
     if "by" in item and item["by"] not in PLAYERS:
         raise InputProblem(f"{where}/by: A or B")
+    _check_created(item, where)
     out = dict(item)
     out.setdefault("until", "end_of_turn")
     out.setdefault("created", 0)
@@ -253,6 +260,7 @@ def check_delayed(item: Any, where: str, default_id: str = "delayed") -> dict[st
         raise InputProblem(f"{where}/step: one step (one verb and its arguments)")
     if item.get("by", "A") not in PLAYERS:
         raise InputProblem(f"{where}/by: A or B")
+    _check_created(item, where)
     out = dict(item)
     out.setdefault("id", default_id)
     out.setdefault("by", "A")

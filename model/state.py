@@ -570,6 +570,10 @@ def _given_bookkeeping(state: State, given: dict[str, Any], defs: dict[str, Any]
     state.lasting = [check_lasting(jcopy(x), f"/lasting/{i}") for i, x in enumerate(given.get("lasting") or [])]
     state.delayed = [check_delayed(jcopy(x), f"/delayed/{i}", f"delayed-{i}")
                      for i, x in enumerate(given.get("delayed") or [])]
+    for i, x in enumerate(state.delayed):
+        if "trigger" in x and state.version < 2:
+            raise InputProblem(f"/delayed/{i}/trigger: a delayed resource that comes on an event is "
+                               "hkk-case/2 only (docs/spec/hkk-reactions.md)")
     if state.lasting:
         state.clock = max(state.clock, max(int(x["created"]) for x in state.lasting))
     if combat_step is not None:

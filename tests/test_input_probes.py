@@ -49,7 +49,7 @@ def test_probes_name_existing_functions_with_unique_ids():
     assert all(defines(p.checks, P.ROOT) for p in PROBES)
     assert not defines("model.shapes:check_nothing", P.ROOT)
     assert not defines("model.nowhere:check_entry", P.ROOT)
-    assert defines("model.engine:Outcome.events", P.ROOT)              # a method, by its class
+    assert defines("model.engine:Outcome.__init__", P.ROOT)            # a method, by its class
 
 
 def test_a_probe_that_does_not_probe_stops_the_run(tmp_path):
