@@ -13,6 +13,7 @@ that write and read it.
 from __future__ import annotations
 
 import marshal
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -27,6 +28,7 @@ _CONTAINERS: dict[str, type] = {
 }
 
 
+@dataclass(init=False)        # `==` and `repr` over every field, the defaults included (for tests)
 class TurnInfo:
     # the life-saving window (136.8, model/damage.py): creatures at 0 Ép or less that a
     # life-saving action may still save, and those the last step damaged
@@ -87,22 +89,8 @@ class TurnInfo:
             new.__dict__ = marshal.loads(marshal.dumps(own))
         return new
 
-    def values(self) -> dict[str, Any]:
-        """Every field with its value, the defaults included (what `repr` and `==` compare); an
-        empty default reads as the empty list or mapping it stands for."""
-        return {name: (_CONTAINERS[name](value) if name in _CONTAINERS else value)
-                for name in _FIELDS for value in (getattr(self, name),)}
 
-    def __repr__(self) -> str:
-        return f"TurnInfo({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
-
-    def __eq__(self, other: object) -> bool:
-        return other.__class__ is TurnInfo and self.values() == other.values()
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-_FIELDS: tuple[str, ...] = tuple(TurnInfo.__annotations__)
 _EMPTY = {list: (), dict: MappingProxyType({})}
 for _name, _kind in _CONTAINERS.items():
     setattr(TurnInfo, _name, _EMPTY[_kind])        # read when not set: never created by a read
+# a list is never left set and empty (`clear` instead), so `==` never compares () with []
