@@ -32,8 +32,9 @@ Choices where the text is silent (documented, tested):
   setting effect that applies discards them (the value is set, earlier modifiers are gone);
 * contradicting setting effects that mk:5.10 cannot order (same level, same tiltó/megengedő,
   same timestamp) with different values raise ``UnresolvedSetting``;
-* optional ``bounds=(lo, hi)`` (an Ép/VP-style range) are applied either after every step
-  (``clamp="step"``) or once at the end (``clamp="end"``, default).
+* ``after_step``, a function of the value, is applied after every setting and every modifier
+  (the prover's question whether an Ép/VP-style cap applied after each step differs from one
+  applied at the end: properties/prove.py; the engine caps Ép and VP itself, model/resources.py).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
-from typing import Literal, Sequence
+from typing import Callable, Literal, Sequence
 
 from model.priority import Effect, compile_policy
 
@@ -132,24 +133,11 @@ def _run(
     base: int,
     effects: Sequence[NumberEffect],
     reading: str,
-    bounds: tuple[int | None, int | None] | None,
-    clamp: str,
+    after_step: Callable[[int], int] | None,
     trace: list[str] | None,
 ) -> int:
     if reading not in _ORDER:
         raise ValueError(f"unknown reading {reading!r}; expected one of {READINGS}")
-    if clamp not in ("end", "step"):
-        raise ValueError(f"clamp must be 'end' or 'step', not {clamp!r}")
-    lo, hi = bounds if bounds is not None else (None, None)
-
-    def bound(v: int) -> int:
-        if lo is not None and v < lo:
-            v = lo
-        if hi is not None and v > hi:
-            v = hi
-        return v
-
-    step_clamp = bounds is not None and clamp == "step"
     value = base
     pool: list[list[int]] = []  # [sign, unused amount] of limited modifiers, oldest first
     passes: dict[tuple[str, bool], list[NumberEffect]] = {}   # (group, strong) -> effects, in order
@@ -168,8 +156,8 @@ def _run(
             w = _winning_set(members)
             value = w.value
             pool.clear()
-            if step_clamp:
-                value = bound(value)
+            if after_step is not None:
+                value = after_step(value)
             if trace is not None:
                 trace.append(f"{strength} set -> {value}")
             continue
@@ -190,13 +178,11 @@ def _run(
                 applied = min(mag, room)
                 value += sign * applied
                 pool.append([sign, mag - applied])
-            if step_clamp:
-                value = bound(value)
+            if after_step is not None:
+                value = after_step(value)
             if trace is not None:
                 lim = "" if e.limit is None else f" (limit {e.limit})"
                 trace.append(f"{strength} {e.value:+d}{lim} -> {value}")
-    if bounds is not None:
-        value = bound(value)
     return value
 
 
@@ -205,11 +191,10 @@ def set_number(
     effects: Sequence[NumberEffect],
     reading: str = "strength-outer",
     *,
-    bounds: tuple[int | None, int | None] | None = None,
-    clamp: Literal["end", "step"] = "end",
+    after_step: Callable[[int], int] | None = None,
 ) -> int:
     """The number after applying ``effects`` to ``base`` per mk:5.11 under ``reading``."""
-    return _run(base, effects, reading, bounds, clamp, None)
+    return _run(base, effects, reading, after_step, None)
 
 
 def number_trace(
@@ -217,9 +202,8 @@ def number_trace(
     effects: Sequence[NumberEffect],
     reading: str = "strength-outer",
     *,
-    bounds: tuple[int | None, int | None] | None = None,
-    clamp: Literal["end", "step"] = "end",
+    after_step: Callable[[int], int] | None = None,
 ) -> tuple[int, list[str]]:
     """Like ``set_number`` but also returns the steps taken (for reports)."""
     trace: list[str] = []
-    return _run(base, effects, reading, bounds, clamp, trace), trace
+    return _run(base, effects, reading, after_step, trace), trace

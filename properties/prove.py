@@ -44,6 +44,17 @@ from properties.z3_replacement import check_replacement
 SCHEMA = "hkk-prove/1"
 ALLOWLIST_FILE = Path(__file__).with_name("gaps_allowlist.yaml")
 CAP = (0, 20)
+
+
+def _capped(value: int) -> int:
+    """An Ép/VP-style cap: the value brought into CAP (after each step of mk:5.11, or at the end)."""
+    return min(max(value, CAP[0]), CAP[1])
+
+
+def _capped_trace(run: tuple[int, list[str]]) -> tuple[int, list[str]]:
+    """A `number_trace` result with the cap applied to its value at the end."""
+    return _capped(run[0]), run[1]
+
 COUNTEREXAMPLES = "prove-counterexamples"   # under the out-dir
 MAX_EFFECTS = 3
 
@@ -219,13 +230,13 @@ def number_setting_findings() -> tuple[dict[str, Any], list[Check]]:
 
     # cap (Ép/VP style, 0..20) after each step vs only at the end
     t0 = time.perf_counter()
-    capd, n_cap = _search(lambda b, e: set_number(b, e, bounds=CAP, clamp="step")
-                          != set_number(b, e, bounds=CAP, clamp="end"))
+    capd, n_cap = _search(lambda b, e: _capped(set_number(b, e, after_step=_capped))
+                          != _capped(set_number(b, e)))
     ms = (time.perf_counter() - t0) * 1e3
     cap: dict[str, Any] = {"bounds": list(CAP), "reading": READINGS[0], "searched": n_cap, "changes_results": capd is not None}
     if capd:
-        step = number_trace(capd["base"], capd["effects"], bounds=CAP, clamp="step")
-        end = number_trace(capd["base"], capd["effects"], bounds=CAP, clamp="end")
+        step = _capped_trace(number_trace(capd["base"], capd["effects"], after_step=_capped))
+        end = _capped_trace(number_trace(capd["base"], capd["effects"]))
         cap["smallest"] = {
             "base": capd["base"], "effects": _effs_json(capd["effects"]),
             "step": {"value": step[0], "trace": step[1]}, "end": {"value": end[0], "trace": end[1]},

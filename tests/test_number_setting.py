@@ -88,6 +88,11 @@ def test_trace_and_errors():
 
 def test_cap_per_step_vs_at_end():
     effects = [mod(-1, t=0), mod(+1, t=1)]
-    assert set_number(0, effects, bounds=(0, 20), clamp="end") == 0
-    assert set_number(0, effects, bounds=(0, 20), clamp="step") == 1
-    assert set_number(19, [mod(+5)], bounds=(0, 20)) == 20
+    def cap(v):
+        return min(max(v, 0), 20)
+    assert cap(set_number(0, effects)) == 0                          # the cap once, at the end
+    assert cap(set_number(0, effects, after_step=cap)) == 1          # the cap after every step
+    assert cap(set_number(19, [mod(+5)])) == 20
+    seen = []
+    set_number(3, [mod(+1), mod(-2)], after_step=lambda v: seen.append(v) or v)
+    assert seen == [4, 2]                                           # once after each modifier
