@@ -1,5 +1,6 @@
 """The input probes of ``kodex strength``: malformed inputs, each with the input error the
-reference engine must raise — a second oracle beside the corpus.
+reference engine must raise, and priority tables, each with the error or the verdicts its
+policy must give — a second oracle beside the corpus.
 
 A case of the corpus is well-formed by definition, so a mutant that only loosens a check of
 the given or step data survives every case: it differs on malformed input alone. Saying so in
@@ -57,7 +58,8 @@ POLICY_ERROR = "PolicyError"    # model/priority.py: a malformed priority table
 
 class ProbeError(ValueError):
     """A probe file that cannot be used (one line: file, line, field), or probes that do not
-    probe (the reference engine does not raise the input error they expect)."""
+    probe (the reference engine does not raise the input error they expect, or does not give
+    the verdicts written in them)."""
 
 
 @dataclasses.dataclass
@@ -379,8 +381,8 @@ class ProbeOracle:
     def baseline_problems(self) -> list[str]:
         """Runs every probe on the engine imported now (the reference) and keeps its outcome;
         returns one line per probe that does not probe: its outcome is not an input error whose
-        message contains ``expect``, or not the same when the probes run again in the reverse
-        order."""
+        message contains ``expect`` (a policy probe: :meth:`Probe.policy_problem`), or not the
+        same when the probes run again in the reverse order."""
         out = []
         importlib.import_module(f"{self.package}.engine")     # its import is not the probes' cost
         t0 = time.perf_counter()
@@ -483,6 +485,6 @@ def probe_markdown(summary: dict, escape) -> list[str]:
     return out
 
 
-__all__ = ["DEFAULT_DIR", "FORMAT", "PREFIX", "Probe", "ProbeError", "ProbeOracle",
-           "load_file", "load_probes", "probe_cost", "probe_files", "probe_killer",
+__all__ = ["DEFAULT_DIR", "FORMAT", "POLICY_ERROR", "PREFIX", "Probe", "ProbeError", "ProbeOracle",
+           "load_file", "load_probes", "policy_outcome", "probe_cost", "probe_files", "probe_killer",
            "probe_markdown"]
