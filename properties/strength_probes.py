@@ -1,5 +1,6 @@
 """The input probes of ``kodex strength``: malformed inputs, each with the input error the
-reference engine must raise — a second oracle beside the corpus.
+reference engine must raise, and priority tables, each with the error or the verdicts its
+policy must give — a second oracle beside the corpus.
 
 A case of the corpus is well-formed by definition, so a mutant that only loosens a check of
 the given or step data survives every case: it differs on malformed input alone. Saying so in
@@ -16,10 +17,22 @@ file and docs/development.md "Corpus strength" say how to write one). They are r
 kit's safe loader and checked whole before anything runs: a problem is a :class:`ProbeError`,
 one line naming the file, the line and the field, and nothing is loaded.
 
-What a probe's outcome is (:meth:`Probe.outcome`): ``model.engine.run_case(given, when,
-ruleset, version)`` run in-process under a deadline, whatever ``model`` imports at the time (the
-mutant in the child), as one text: the exception's class (module and name) and message, or, for
-a run that raised nothing, a digest of its state, events, refusal and result.
+Two kinds of probe (docs/development.md "Input probes"):
+
+- a *case probe* (``given``/``when``): its outcome (:meth:`Probe.outcome`) is
+  ``model.engine.run_case(given, when, ruleset, version)`` run in-process under a deadline,
+  whatever ``model`` imports at the time (the mutant in the child), as one text: the exception's
+  class (module and name) and message, or, for a run that raised nothing, a digest of its state,
+  events, refusal and result. Its reference outcome must be an input error containing ``expect``.
+- a *policy probe* (``policy_table``, optional ``policy``): a priority table a rules editor could
+  write (shaped like model/priority_policies.yaml). Its outcome is, as one JSON text, what
+  ``model.priority`` makes of it: ``compile_policy(policy, table=...)`` and the check of the
+  whole table that ``load_policy_table`` makes of a file (``_validate_table``, then
+  ``policy_names``), each an exception (class and message) or its result; and, for ``resolve``,
+  the verdict of each pair of effects (``Policy.resolve``: winner, clause, conflict; and
+  ``Policy.beats`` both ways). Its reference outcome must be a ``PolicyError`` containing
+  ``expect`` (from the first of the two steps that raises), or, for ``resolve``, the winners
+  written by hand in the probe (from the criteria, never from the engine).
 """
 from __future__ import annotations
 
@@ -40,11 +53,13 @@ PREFIX = "probe:"               # a mutant's killer when a probe killed it
 # the input errors of the engine (model/errors.py, model/ruleset.py): what a probe's reference
 # outcome must be
 INPUT_ERRORS = ("InputProblem", "RulesetError")
+POLICY_ERROR = "PolicyError"    # model/priority.py: a malformed priority table
 
 
 class ProbeError(ValueError):
     """A probe file that cannot be used (one line: file, line, field), or probes that do not
-    probe (the reference engine does not raise the input error they expect)."""
+    probe (the reference engine does not raise the input error they expect, or does not give
+    the verdicts written in them)."""
 
 
 @dataclasses.dataclass
@@ -52,13 +67,22 @@ class Probe:
     id: str
     checks: str                 # module:Class.function whose input check it exercises
     title: str
-    expect: str                 # text the reference's input error must contain
+    expect: str | None          # text the reference's input error must contain (None: resolve)
     given: dict | None = None
     when: list | None = None
     version: int = 1
     ruleset: str | None = None
     file: str = ""
     line: int = 0
+    # a policy probe: a priority table, the policy compiled from it (None: the table's default),
+    # and the pairs [{a, b, winner, clause?}] whose verdicts are written by hand
+    policy_table: Any = None
+    policy: str | None = None
+    resolve: list | None = None
+
+    @property
+    def is_policy(self) -> bool:
+        return self.policy_table is not None
 
     @property
     def where(self) -> str:
@@ -67,12 +91,16 @@ class Probe:
     @property
     def digest(self) -> str:
         """What decides the probe's outcome: a cached verdict it gave stays valid while this does."""
-        return hashlib.sha256(json.dumps([self.given, self.when, self.version, self.ruleset],
-                                         sort_keys=True).encode("utf-8")).hexdigest()
+        what = ([self.given, self.when, self.version, self.ruleset] if not self.is_policy else
+                ["policy", self.policy_table, self.policy,
+                 [[r["a"], r["b"]] for r in self.resolve or ()]])
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode("utf-8")).hexdigest()
 
     def outcome(self, package: str = "model", timeout: float = 2.0) -> str:
         """The run of the probe on the engine ``package`` imports now, as one text."""
         from conformance.runner import _CaseTimeout, _call_with_timeout
+        if self.is_policy:
+            return self._policy_outcome(package, timeout)
         engine = importlib.import_module(f"{package}.engine")
         given, when = json.loads(json.dumps([self.given, self.when]))     # the probe's own stay intact
         kw: dict[str, Any] = {"version": self.version}
@@ -87,6 +115,83 @@ class Probe:
         ran = json.dumps({"state": res.state, "events": res.events, "refused": res.refused,
                           "result": res.result}, sort_keys=True, default=str)
         return f"ran: {hashlib.sha256(ran.encode('utf-8')).hexdigest()}"
+
+    def _policy_outcome(self, package: str, timeout: float) -> str:
+        """A policy probe's outcome: one JSON text of ``{"compile", "table", "verdicts"}``
+        (:func:`policy_outcome` reads it back)."""
+        from conformance.runner import _CaseTimeout, _call_with_timeout
+        pr = importlib.import_module(f"{package}.priority")
+        table = json.loads(json.dumps(self.policy_table))                  # the probe's stays intact
+
+        def run() -> dict:
+            out: dict[str, Any] = {"compile": None, "table": None, "verdicts": None}
+            try:
+                policy = pr.compile_policy(self.policy, table=table)
+                out["compile"] = f"compiled {policy.name}"
+            except Exception as exc:  # noqa: BLE001 - what it raises is the outcome
+                policy = None
+                out["compile"] = _raised(exc)
+            try:                            # what load_policy_table does to a file's table
+                pr._validate_table(table, "policy table")
+                out["table"] = f"valid: {pr.policy_names(table)}"
+            except Exception as exc:  # noqa: BLE001
+                out["table"] = _raised(exc)
+            if policy is not None and self.resolve is not None:
+                verdicts = []
+                for pair in self.resolve:
+                    a, b = pr.Effect.from_dict(pair["a"]), pr.Effect.from_dict(pair["b"])
+                    v = policy.resolve(a, b)
+                    verdicts.append([v.winner, v.clause, v.conflict,
+                                     policy.beats(a, b), policy.beats(b, a)])
+                out["verdicts"] = verdicts
+            return out
+
+        try:
+            got = _call_with_timeout(run, timeout)
+        except _CaseTimeout:
+            return f"timeout: no result within {timeout:g} s"
+        except Exception as exc:  # noqa: BLE001 - e.g. an effect the mutant cannot build
+            return _raised(exc)
+        return json.dumps(got, sort_keys=True, default=str)
+
+    def policy_problem(self, got: str) -> str | None:
+        """Why a policy probe's reference outcome ``got`` does not probe, else None."""
+        out = policy_outcome(got)
+        if out is None:
+            return f"the reference gave {got[:200]!r}"
+        if self.expect is not None:
+            first = next((x for x in (out["compile"], out["table"]) if x.startswith("raised ")), None)
+            head, _, message = (first or "").partition(": ")
+            if first is None or head.rsplit(".", 1)[-1] != POLICY_ERROR or self.expect not in message:
+                return (f"the reference gave {(first or out['compile'] + '; ' + out['table'])[:200]!r}, "
+                        f"not a {POLICY_ERROR} whose message contains {self.expect!r}")
+            return None
+        if not (out["compile"].startswith("compiled ") and out["table"].startswith("valid: ")):
+            bad = out["compile"] if not out["compile"].startswith("compiled ") else out["table"]
+            return f"the table is malformed: {bad[:200]!r}"
+        wrong = []
+        for i, (want, (winner, clause, conflict, ab, ba)) in enumerate(zip(self.resolve, out["verdicts"])):
+            said = "conflict" if conflict else winner or "none"
+            expected_beats = {"a": (True, False), "b": (False, True), "none": (False, False),
+                              "conflict": (True, True)}[want["winner"]]
+            if said != want["winner"] or ("clause" in want and clause != want["clause"]) \
+                    or (ab, ba) != expected_beats:
+                wrong.append(f"resolve.{i}: {said} by {clause} (beats: {ab}, {ba}), written "
+                             f"{want['winner']}" + (f" by {want['clause']}" if "clause" in want else ""))
+        return "; ".join(wrong) or None
+
+
+def _raised(exc: BaseException) -> str:
+    return f"raised {type(exc).__module__}.{type(exc).__qualname__}: {exc}"
+
+
+def policy_outcome(got: str) -> dict | None:
+    """A policy probe's outcome read back, or None when it is not one (a timeout, an error)."""
+    try:
+        out = json.loads(got)
+    except ValueError:
+        return None
+    return out if isinstance(out, dict) else None
 
 
 # --------------------------------------------------------------------------
@@ -114,8 +219,17 @@ def _schema_message(err) -> tuple[list, str]:
     if v == "required":
         missing = [k for k in err.validator_value if k not in err.instance]
         return path, f"`{missing[0] if missing else '?'}` is required"
-    if v == "anyOf":                         # the schema's one anyOf: given or when
-        return path, "a probe has a `given`, a `when` or both"
+    if v == "anyOf":                         # the probe's anyOf: given, when or policy_table
+        return path, "a probe has a `given`, a `when` (or both), or a `policy_table`"
+    if v == "oneOf":                         # a policy probe's expect or resolve
+        return path, "a policy probe (`policy_table`) has an `expect` or a `resolve`, not both"
+    if v == "not":
+        where = list(err.schema_path)
+        if "then" in where:
+            return path, "a policy probe (`policy_table`) has no `given`, `when`, `version` or `ruleset`"
+        if "else" in where:
+            return path, "`resolve` and `policy` belong to a policy probe (one with a `policy_table`)"
+        return path, "null is no table"
     if v == "pattern":
         return path, f"{_short(err.instance)} does not match {err.validator_value}"
     if v in ("type", "const", "enum", "minLength", "minItems"):
@@ -177,8 +291,8 @@ def load_file(path: Path) -> list[Probe]:
     errors = list(_schema_validator().iter_errors(data))
     if errors:
         # the one most worth saying: the deepest; at one depth an unknown field (a misspelt name)
-        # before a missing one, which before a probe with neither given nor when
-        rank = {"additionalProperties": 0, "required": 2, "anyOf": 3}
+        # before a missing one, which before a probe of no kind or of two kinds
+        rank = {"additionalProperties": 0, "required": 2, "anyOf": 3, "oneOf": 3, "not": 3}
         err = min(errors, key=lambda x: (-len(x.absolute_path), rank.get(x.validator, 1),
                                          [str(p) for p in x.absolute_path]))
         where, message = _schema_message(err)
@@ -193,9 +307,11 @@ def load_file(path: Path) -> list[Probe]:
         except (TypeError, ValueError):
             raise ProbeError(f"{path}:{line}: probes.{i}: not JSON data (a date, a timestamp or "
                              f"binary? quote it)") from None
-        out.append(Probe(id=p["id"], checks=p["checks"], title=p["title"], expect=p["expect"],
+        out.append(Probe(id=p["id"], checks=p["checks"], title=p["title"], expect=p.get("expect"),
                          given=p.get("given"), when=p.get("when"), version=p.get("version", 1),
-                         ruleset=p.get("ruleset"), file=str(path), line=line))
+                         ruleset=p.get("ruleset"), file=str(path), line=line,
+                         policy_table=p.get("policy_table"), policy=p.get("policy"),
+                         resolve=p.get("resolve")))
     return out
 
 
@@ -265,13 +381,18 @@ class ProbeOracle:
     def baseline_problems(self) -> list[str]:
         """Runs every probe on the engine imported now (the reference) and keeps its outcome;
         returns one line per probe that does not probe: its outcome is not an input error whose
-        message contains ``expect``, or not the same when the probes run again in the reverse
-        order."""
+        message contains ``expect`` (a policy probe: :meth:`Probe.policy_problem`), or not the
+        same when the probes run again in the reverse order."""
         out = []
         importlib.import_module(f"{self.package}.engine")     # its import is not the probes' cost
         t0 = time.perf_counter()
         for p in self.probes.values():
             got = self.reference[p.id] = p.outcome(self.package, self.timeout)
+            if p.is_policy:
+                why = p.policy_problem(got)
+                if why:
+                    out.append(f"{p.where}: policy probe {p.id} does not probe: {why}")
+                continue
             head, _, message = got.partition(": ")
             if not (head.startswith("raised ") and head.rsplit(".", 1)[-1] in INPUT_ERRORS
                     and p.expect in message):
@@ -364,6 +485,6 @@ def probe_markdown(summary: dict, escape) -> list[str]:
     return out
 
 
-__all__ = ["DEFAULT_DIR", "FORMAT", "PREFIX", "Probe", "ProbeError", "ProbeOracle",
-           "load_file", "load_probes", "probe_cost", "probe_files", "probe_killer",
+__all__ = ["DEFAULT_DIR", "FORMAT", "POLICY_ERROR", "PREFIX", "Probe", "ProbeError", "ProbeOracle",
+           "load_file", "load_probes", "policy_outcome", "probe_cost", "probe_files", "probe_killer",
            "probe_markdown"]

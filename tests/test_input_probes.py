@@ -1,7 +1,10 @@
 """The input probes of kodex strength (properties/strength_probes.py, properties/input_probes/).
 
 - Every probe file loads, and every probe's outcome on the reference engine is the input error
-  it expects: `make test` checks the engine's input validation too.
+  it expects, or for a policy probe the PolicyError it expects or the verdicts written in it:
+  `make test` checks the engine's input validation and the priority language too.
+- A policy probe whose hand-written verdict (or expected message) is wrong does not probe; a
+  mutant of a (tiny) policy compiler that the corpus lets through is killed by a policy probe.
 - A malformed probe file is one line naming the file, the line and the field; nothing of the
   directory is loaded; ids are unique over all files; `checks` names a function of the code.
 - On a tiny synthetic engine: a mutant the corpus lets through and a probe kills is killed
@@ -39,6 +42,15 @@ def reference():
 @pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
 def test_every_probe_gets_its_input_error_from_the_reference_engine(reference, probe):
     got = reference.reference[probe.id]
+    if probe.is_policy:
+        assert probe.policy_problem(got) is None, f"{probe.where}: {probe.id}: {got}"
+        out = P.policy_outcome(got)
+        if probe.expect is not None:
+            assert "raised model.priority.PolicyError: " in out["compile"] + out["table"]
+        else:
+            assert [v[0] if not v[2] else "conflict" for v in out["verdicts"]] == \
+                [{"none": None}.get(r["winner"], r["winner"]) for r in probe.resolve]
+        return
     assert re.match(r"raised model\.(errors\.InputProblem|ruleset\.RulesetError): ", got), (
         f"{probe.where}: {probe.id}: {got}")
     assert probe.expect in got.split(": ", 1)[1], f"{probe.where}: {probe.id}: {got}"
@@ -99,6 +111,19 @@ probes:
     expect: "/turn/combat_step:"
 """
 
+POLICY_FILE = """format: kodex-input-probes/1
+probes:
+  - id: prefer-false
+    checks: model.priority:_make_step
+    title: the weak one wins
+    policy_table: {policies: {p: {criteria: [{clause: P.1, attribute: strong, prefer: false}]}}}
+    policy: p
+    resolve:
+      - {a: {strong: true}, b: {}, winner: b, clause: P.1}
+      - {a: {}, b: {}, winner: none}
+      - {a: {}, b: {strong: true}, winner: a}
+"""
+
 
 @pytest.mark.parametrize("text, where", [
     ("probes: [\n", ":2: not YAML"),
@@ -106,11 +131,25 @@ probes:
     (PROBE_FILE.format(extra="").replace("/1", "/9"), ":1: format: 'kodex-input-probes/1' was expected"),
     ("format: kodex-input-probes/1\nprobes: []\n", ":2: probes: [] should be non-empty"),
     (PROBE_FILE.format(extra="").replace("    title:", "    titel:"),
-     ":6: probes.0.titel: unknown field (known: checks, expect, given, id, ruleset, title, version, when)"),
+     ":6: probes.0.titel: unknown field (known: checks, expect, given, id, policy, policy_table, "
+     "resolve, ruleset, title, version, when)"),
     (PROBE_FILE.format(extra="").replace('    expect: "/turn/combat_step:"\n', ""),
      ":4: probes.0: `expect` is required"),
     (PROBE_FILE.format(extra="").replace("    given: {turn: {phase: combat, combat_step: 0}}\n", ""),
-     ":4: probes.0: a probe has a `given`, a `when` or both"),
+     ":4: probes.0: a probe has a `given`, a `when` (or both), or a `policy_table`"),
+    (POLICY_FILE.replace("    policy: p\n", "    policy: p\n    given: {}\n"),
+     ":3: probes.0: a policy probe (`policy_table`) has no `given`, `when`, `version` or `ruleset`"),
+    (POLICY_FILE.replace("    policy: p\n", "    policy: p\n    expect: criteria\n"),
+     ":3: probes.0: a policy probe (`policy_table`) has an `expect` or a `resolve`, not both"),
+    (POLICY_FILE.replace("    resolve:\n", "    resolves:\n"), ":8: probes.0.resolves: unknown field"),
+    (PROBE_FILE.format(extra="").replace("    title: sub-phase 0\n", "    title: sub-phase 0\n    policy: p\n"),
+     ":4: probes.0: `resolve` and `policy` belong to a policy probe (one with a `policy_table`)"),
+    (POLICY_FILE.replace("winner: a", "winner: A"),
+     ":11: probes.0.resolve.2.winner: 'A' is not one of ['a', 'b', 'none', 'conflict']"),
+    (POLICY_FILE.replace("{strong: true}", "{strength: true}"),
+     ":9: probes.0.resolve.0.a.strength: unknown field"),
+    (re.sub(r"policy_table: .*", "policy_table: null", POLICY_FILE),
+     ":6: probes.0.policy_table: null is no table"),
     (PROBE_FILE.format(extra="").replace("id: step-zero", "id: Step Zero"),
      ":4: probes.0.id: 'Step Zero' does not match"),
     (PROBE_FILE.format(extra="").replace("model.shapes:check_step", "check_step"),
@@ -404,3 +443,156 @@ def test_a_probe_whose_outcome_changes_between_runs_proves_nothing(tiny):
     for name in [k for k in sys.modules if k.startswith(tiny["pkg"] + ".")]:
         del sys.modules[name]
     assert _probes(tiny).baseline_problems() == []
+
+
+# ---------------------------------------------------------------------------
+# policy probes: a wrong hand-written verdict does not probe; a compiler mutant is killed
+
+def test_a_policy_probe_with_a_wrong_verdict_or_message_does_not_probe(tmp_path, monkeypatch):
+    """The reference must give exactly the verdicts written in the probe (winner, and clause
+    when written), and a PolicyError containing `expect`; else the probe is named (file, line,
+    the pair) and the run stops."""
+    (tmp_path / "x.yaml").write_text(POLICY_FILE, encoding="utf-8")
+    assert P.ProbeOracle.from_dir(tmp_path).baseline_problems() == []
+    (tmp_path / "x.yaml").write_text(POLICY_FILE.replace("b: {}, winner: b", "b: {}, winner: a"),
+                                     encoding="utf-8")
+    assert P.ProbeOracle.from_dir(tmp_path).baseline_problems() == [
+        f"{tmp_path / 'x.yaml'}:3: policy probe prefer-false does not probe: resolve.0: b by P.1 "
+        f"(beats: False, True), written a by P.1"]
+    (tmp_path / "x.yaml").write_text(POLICY_FILE.replace("winner: b, clause: P.1", "winner: b, clause: P.2"),
+                                     encoding="utf-8")
+    assert "resolve.0: b by P.1 (beats: False, True), written b by P.2" in \
+        P.ProbeOracle.from_dir(tmp_path).baseline_problems()[0]
+    (tmp_path / "x.yaml").write_text(POLICY_FILE.replace("{}, b: {}, winner: none", "{}, b: {}, winner: conflict"),
+                                     encoding="utf-8")
+    assert "resolve.1: none by None (beats: False, False), written conflict" in \
+        P.ProbeOracle.from_dir(tmp_path).baseline_problems()[0]
+    # Policy.beats must say what resolve says (the engine asks both)
+    import model.priority as mp
+    (tmp_path / "x.yaml").write_text(POLICY_FILE, encoding="utf-8")
+    with monkeypatch.context() as mpc:
+        mpc.setattr(mp.Policy, "beats", lambda self, a, b: False)
+        assert "resolve.0: b by P.1 (beats: False, False), written b by P.1" in \
+            P.ProbeOracle.from_dir(tmp_path).baseline_problems()[0]
+    # a resolve probe whose table is malformed does not probe either
+    (tmp_path / "x.yaml").write_text(POLICY_FILE.replace("prefer: false", "prefer: less"), encoding="utf-8")
+    assert "does not probe: the table is malformed: \"raised model.priority.PolicyError: priority " \
+           "policy 'p', criteria[0] (clause P.1): 'prefer: 'less'' does not fit bool" in \
+        P.ProbeOracle.from_dir(tmp_path).baseline_problems()[0]
+    # an expect probe: a PolicyError that does not contain the text, or no error at all
+    bad = POLICY_FILE.split("    resolve:")[0] + '    expect: "criteria[0] (clause P.1): \'prefer\'"\n'
+    (tmp_path / "x.yaml").write_text(bad.replace("prefer: false", "prefer: less"), encoding="utf-8")
+    assert P.ProbeOracle.from_dir(tmp_path).baseline_problems() == [
+        f"{tmp_path / 'x.yaml'}:3: policy probe prefer-false does not probe: the reference gave "
+        "\"raised model.priority.PolicyError: priority policy 'p', criteria[0] (clause P.1): "
+        "'prefer: 'less'' does not fit bool attribute 'strong' (expected true/false)\", not a "
+        "PolicyError whose message contains \"criteria[0] (clause P.1): 'prefer'\""]
+    (tmp_path / "x.yaml").write_text(bad, encoding="utf-8")
+    assert "policy probe prefer-false does not probe: the reference gave \"compiled p; valid: ['p']\"" \
+        in P.ProbeOracle.from_dir(tmp_path).baseline_problems()[0]
+    with pytest.raises(SystemExit, match="policy probe prefer-false does not probe"):
+        P.ProbeOracle.from_dir(tmp_path).prepare()
+
+
+TINY_PRIORITY = '''"""A tiny priority language: one criterion, prefer true/false over strong. Clauses: 1.2."""
+from dataclasses import dataclass
+
+
+class PolicyError(ValueError):
+    """A malformed table."""
+
+
+@dataclass(frozen=True)
+class Effect:
+    strong: bool = False
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(strong=bool(d.get("strong", False)))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    winner: object
+    clause: object
+    conflict: bool = False
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    clause: str
+    good: bool
+
+    def resolve(self, a, b):
+        if a.strong == b.strong:
+            return Verdict(None, None)
+        return Verdict("a" if a.strong == self.good else "b", self.clause)
+
+    def beats(self, a, b):
+        return self.resolve(a, b).winner == "a"
+
+
+def compile_policy(name=None, *, table=None):
+    c = table["policies"][name]["criteria"][0]
+    if not isinstance(c.get("prefer"), bool):
+        raise PolicyError(f"priority policy {name!r}, criteria[0]: prefer is true or false")
+    return Policy(name, c["clause"], c["prefer"])
+
+
+def _validate_table(table, where="policy table"):
+    for name in table["policies"]:
+        compile_policy(name, table=table)
+
+
+def policy_names(table):
+    return list(table["policies"])
+'''
+
+TINY_POLICY_PROBES = """format: kodex-input-probes/1
+probes:
+  - id: prefer-a-number
+    checks: "{pkg}.priority:compile_policy"
+    title: prefer 1, not true or false
+    policy_table: {{policies: {{p: {{criteria: [{{clause: P.1, prefer: 1}}]}}}}}}
+    policy: p
+    expect: "criteria[0]: prefer is true or false"
+  - id: prefer-false
+    checks: "{pkg}.priority:Policy.resolve"
+    title: the weak one wins
+    policy_table: {{policies: {{p: {{criteria: [{{clause: P.1, prefer: false}}]}}}}}}
+    policy: p
+    resolve:
+      - {{a: {{strong: true}}, b: {{}}, winner: b, clause: P.1}}
+"""
+
+
+def test_a_mutant_of_the_policy_compiler_is_killed_by_a_policy_probe(tiny):
+    """The corpus never compiles another table, so it lets a loosened check of the policy
+    compiler through; the policy probe `prefer-a-number` kills it (the mutant accepts the
+    table), and `prefer-false` kills a mutant of the verdict."""
+    from properties import strength as S
+    (tiny["dir"] / "priority.py").write_text(TINY_PRIORITY, encoding="utf-8")
+    (tiny["probes"] / "priority.yaml").write_text(TINY_POLICY_PROBES.format(pkg=tiny["pkg"]),
+                                                  encoding="utf-8")
+    assert _probes(tiny).baseline_problems() == []
+
+    def run(probes):
+        data = S.run(package_dir=tiny["dir"], oracle=_oracle(tiny),
+                     operators=["core/ReplaceUnaryOperator_Delete_Not",
+                                "core/ReplaceComparisonOperator_Eq_NotEq"],
+                     cache_dir=None, equivalent=tiny["eq"], workers=2, mutant_timeout=20,
+                     known=lambda cid: True, title_of=lambda cid: cid.split(".")[0],
+                     probes=_probes(tiny) if probes else None)
+        return {(m["function"], m["snippet"]): m for m in data["mutants"] if m["file"].endswith("priority.py")}
+
+    check = ("compile_policy", "if not isinstance(c.get(\"prefer\"), bool): → "
+                               "if isinstance(c.get(\"prefer\"), bool):")
+    verdict = ("Policy.resolve", "return Verdict(\"a\" if a.strong==self.good else \"b\", self.clause) → "
+                                 "return Verdict(\"a\" if a.strong!=self.good else \"b\", self.clause)")
+    alone = run(probes=False)
+    assert alone[check]["status"] == alone[verdict]["status"] == S.SURVIVED
+    ms = run(probes=True)
+    assert (ms[check]["status"], ms[check]["killer"]) == (S.KILLED, "probe:prefer-a-number")
+    assert (ms[verdict]["status"], ms[verdict]["killer"]) == (S.KILLED, "probe:prefer-false")
+    assert all(m["status"] == S.KILLED for m in ms.values()), ms
