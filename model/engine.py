@@ -162,7 +162,7 @@ def apply(state: State, step: dict[str, Any], rules: Ruleset | str = DEFAULT_RUL
         if st.pending and verb != "choose":
             g.refuse("4.23.5", f"{st.pending['player']} must first answer the pending "
                                f"{st.pending['choice']} decision")
-        if st.result is not None and verb != "choose":
+        if st.result is not None and verb not in ("choose",):
             g.refuse("4.19.1", "the game is over")
         dying = ti.dying
         if dying:
