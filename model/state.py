@@ -397,6 +397,14 @@ ICONS = ("hegymelyi",)                      # rb7:hegymelyi (model/conditions.py
 SKIPPABLE = PHASES[:-1]
 
 
+def _colors(value: Any, where: str) -> list[str]:
+    """A card's colours: one or two (rb7:ketszinu-lapok; the case schemas' maxItems 2)."""
+    colors = _names(value, where, "/colors")
+    if len(colors) > 2:
+        raise InputProblem(f"{where}/colors: one or two colours (rb7:ketszinu-lapok), not {len(colors)}")
+    return colors
+
+
 def _icons(value: Any, where: str) -> list[str]:
     icons = _names(value, where, "/icons")
     for name in icons:
@@ -413,6 +421,14 @@ def _skips(value: Any, where: str) -> list[str]:
             raise InputProblem(f"{where}: {phase!r} is not a phase a turn may pass over "
                                f"(one of {', '.join(SKIPPABLE)})")
     return [SKIPPABLE[SKIPPABLE.index(p)] for p in dict.fromkeys(skips)]   # the module's own strings, once each
+
+
+def _count(value: Any, where: str, field: str = "", key: Any = None) -> int:
+    """``value`` when it is an integer 0 or more (wounds, counters, a yield: the case schemas'
+    minimum 0), else an input problem at ``where`` + ``field`` (+ ``/key``)."""
+    if _int(value, where, field, key) < 0:
+        raise InputProblem(f"{where}{field}{'' if key is None else f'/{key}'}: 0 or more, got {value!r}")
+    return value
 
 
 def _int_map(value: Any, where: str, field: str) -> dict[str, int]:
@@ -443,6 +459,9 @@ def from_given(given: dict[str, Any] | None, rules: Ruleset, version: int = 1) -
                   effect_cards=frozenset(c.id for c in cards.values() if carries_effects(c)),
                   trigger_cards=frozenset(c.id for c in cards.values() if has_triggers(c)),
                   version=version)
+    if version < 2 and state.trigger_cards:
+        raise InputProblem(f"/cards/{sorted(state.trigger_cards)[0]}/abilities: an automatic ability "
+                           "(`trigger`) is hkk-case/2 only (docs/spec/hkk-reactions.md)")
     for c in cards.values():
         if c.attached_to and c.attached_to not in cards:
             raise InputProblem(f"/cards/{c.id}/attached_to: unknown card {c.attached_to!r}")
@@ -674,10 +693,11 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         cost=_int_map(cost, where, "/cost") if cost else {},
         base_damage=None if base_damage is None else _int(base_damage, where, "/damage"),
         base_hp=None if base_hp is None else _int(base_hp, where, "/hp"),
-        components_yield=_int(get("components_yield", 0), where, "/components_yield"),
+        components_yield=_count(get("components_yield", 0), where, "/components_yield"),
         active=bool(get("active", True)),
-        counters={k: v for k, v in _int_map(counters, where, "/counters").items() if v} if counters else {},
-        wounds=_int(get("wounds", 0), where, "/wounds"),
+        counters={str(k): n for k, v in counters.items() if (n := _count(v, where, "/counters", k))}
+        if counters else {},
+        wounds=_count(get("wounds", 0), where, "/wounds"),
         premade=bool(get("premade", False)),
         standalone_token=bool(get("standalone_token", False)),
         reaction=bool(get("reaction", False)),
@@ -688,7 +708,7 @@ def card_from_def(cid: str, d: dict[str, Any], default_owner: str, where: str) -
         continuous=_entries(d["continuous"], where, "continuous") if "continuous" in d else [],
         replace=_entries(d["replace"], where, "replace") if "replace" in d else [],
         needs_target=bool(get("needs_target", False)),
-        colors=_names(d["colors"], where, "/colors") if "colors" in d else [],
+        colors=_colors(d["colors"], where) if "colors" in d else [],
         icons=_icons(d["icons"], where) if "icons" in d else [],
         condition=check_condition(jcopy(d["condition"]), f"{where}/condition") if "condition" in d
         else SHARED_EMPTY_LIST,
