@@ -11,8 +11,8 @@ two engines the same inputs and reports the ratio of their times, paired run by 
 - ``loop``: the same cases through `conformance.runner.run_cases` (the harness with the engine);
 - ``replay``: the random games the other tree's driver plays (100 games of up to 200 steps),
   replayed by each engine with `run_case`;
-- ``driver``: each tree's own random-play driver (`properties.driver.random_game`): NOT the same
-  games when the drivers differ; printed for reference, its ratio marked so.
+- ``driver``: each tree's own random-play driver (`properties.driver.random_game`, 100 games), its
+  time per accepted step: NOT the same games when the drivers differ; its ratio is marked so.
 
 Usage: ``python benchmarks/bench_same_work.py --base /path/to/other/checkout [--runs 7]
 [--corpus DIR] [--json]``. A ratio above 1 means this tree is slower. The other checkout needs
@@ -61,23 +61,25 @@ elif work == "replay":
 elif work == "driver":
     from properties.driver import random_game
     def once():
-        return [random_game(seed, 200) for seed in range(100)]
+        return sum(len(random_game(seed, 200)[1]) for seed in range(100))
 elif work == "games":
     from properties.driver import random_game
     json.dump([random_game(seed, 200) for seed in range(100)], open(data, "w"))
     sys.exit(0)
 once()
 gc.collect()
-t = time.perf_counter(); once(); print(time.perf_counter() - t)
+t = time.perf_counter(); steps = once(); print(time.perf_counter() - t, steps or 1)
 """
 
 WORKLOADS = ("engine", "loop", "replay", "driver")
 
 
 def _time(tree: Path, work: str, data: str, corpus: str) -> float:
+    """Seconds of one run; for ``driver``, seconds per accepted step (the trees' games differ)."""
     out = subprocess.run([sys.executable, "-c", _CHILD, str(tree), work, data, corpus],
                          capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    seconds, steps = out.stdout.strip().splitlines()[-1].split()
+    return float(seconds) / int(steps)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                 a_times.append(a)
                 b_times.append(b)
                 ratios.append(a / b)
-            results[work] = {"this_s": round(statistics.median(a_times), 4),
-                             "base_s": round(statistics.median(b_times), 4),
+            results[work] = {"this_s": round(statistics.median(a_times), 8),
+                             "base_s": round(statistics.median(b_times), 8),
                              "ratio": round(statistics.median(ratios), 3),
                              "ratio_min": round(min(ratios), 3), "ratio_max": round(max(ratios), 3),
                              "same_work": work != "driver"}
@@ -114,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"this tree: {ROOT}\nbase tree: {base}\ncases of engine/loop: {corpus}\n")
     print(f"{'workload':<8} {'this (median s)':>16} {'base (median s)':>16} {'this/base':>10}  spread")
     for work, r in results.items():
-        note = "" if r["same_work"] else "  (each tree's own games)"
+        if not r["same_work"]:
+            r["this_s"], r["base_s"] = r["this_s"] * 1e6, r["base_s"] * 1e6    # µs per step
+        note = "" if r["same_work"] else "  (µs per accepted step; each tree's own games)"
         print(f"{work:<8} {r['this_s']:>16.4f} {r['base_s']:>16.4f} {r['ratio']:>10.3f}  "
               f"{r['ratio_min']:.3f}–{r['ratio_max']:.3f}{note}")
     return 0
