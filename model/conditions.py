@@ -82,6 +82,20 @@ def _played(g: Game) -> dict[str, Any]:
 def check(g: Game, player: str, card: Card, from_hand: bool) -> None:
     """Refuse the play when a condition does not hold: a colour (rb7:ketszinu-lapok), a card the
     player must control (rb7:hegymelyi, mk:5.01.C), the singularities' turn (rb7:szingularitas)."""
+    if card.condition or card.colors or card.icons:     # without these it has neither kind
+        _colors_and_controls(g, player, card)
+    done = g.state.turn_info.from_hand.get(player, {})
+    if card.has_subtype(SINGULARITY) and done.get("hand"):
+        g.refuse("rb7:szingularitas", f"{player} has played a card from the hand this turn: a singularity "
+                                      "is played only before any")
+    if from_hand and done.get("singularity"):
+        g.refuse("rb7:szingularitas", f"{player}'s singularity came into being this turn: no more cards "
+                                      "from the hand this turn")
+
+
+def _colors_and_controls(g: Game, player: str, card: Card) -> None:
+    """The colour a card's player must show or control (rb7:ketszinu-lapok, mk:5.01.C) and the
+    cards they must control (rb7:hegymelyi, mk:5.01.C)."""
     st = g.state
     zones = st.players[player].zones
     colors = color_condition(card)
@@ -99,13 +113,6 @@ def check(g: Game, player: str, card: Card, from_hand: bool) -> None:
                      f"{card.id} is played only while {player} controls in play a card that is "
                      + ", ".join(f"{k} {v}" for k, v in sorted(want.items())),
                      also=("rb7:hegymelyi-lenyek", "mk:5.01.C") if hegy else ())
-    done = st.turn_info.from_hand.get(player, {})
-    if card.has_subtype(SINGULARITY) and done.get("hand"):
-        g.refuse("rb7:szingularitas", f"{player} has played a card from the hand this turn: a singularity "
-                                      "is played only before any")
-    if from_hand and done.get("singularity"):
-        g.refuse("rb7:szingularitas", f"{player}'s singularity came into being this turn: no more cards "
-                                      "from the hand this turn")
 
 
 def note_played(g: Game, player: str, from_hand: bool) -> None:
