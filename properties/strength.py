@@ -1279,8 +1279,9 @@ def run(*, package_dir: Path = DEFAULT_MODEL, oracle=None, operators: list[str] 
     t0 = time.perf_counter()
     if probes is not None:                       # first: a probe that does not probe stops at once
         probes.prepare()
-        say(f"input probes: {len(probes.probes)} of {len(probes.files)} files, each the input "
-            f"error it expects on the reference engine, {probes.baseline_seconds * 1000:.0f} ms")
+        say(f"input probes: {len(probes.probes)} of {len(probes.files)} files, each giving what it "
+            f"expects on the reference engine (its input error, or its policy's verdicts), "
+            f"{probes.baseline_seconds * 1000:.0f} ms")
     oracle.prepare()
     say(f"oracle: {len(oracle.cases)} passing cases, baseline {oracle.baseline_seconds:.2f} s")
     t_base = time.perf_counter() - t0
