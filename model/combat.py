@@ -276,10 +276,7 @@ def strike(g: Game, window: bool = False) -> None:
             if n:
                 counters.put_counter(g, target, "poison", n)
         if window:
-            if g.hit:
-                st.turn_info.struck_dying = list(g.hit)             # they die as struck (134.4.7)
-            else:
-                st.turn_info.clear("struck_dying")
+            st.turn_info.put("struck_dying", g.hit)                # they die as struck (134.4.7)
         settle(g, window=window)                                       # VII
     finally:
         st.turn_info.in_strike = False

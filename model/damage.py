@@ -228,7 +228,4 @@ def settle(g: Game, window: bool = False, spare: frozenset[str] | set[str] = fro
     for cid in was_dying:
         if cid not in dying and st.on_table(cid):
             g.emit("saved", card=cid)
-    if dying:
-        st.turn_info.dying = dying
-    else:
-        st.turn_info.clear("dying")
+    st.turn_info.put("dying", dying)

@@ -248,10 +248,7 @@ def _window(g: Game, saving: bool) -> None:
         if cid not in keep:
             keep.append(cid)
     keep = [c for c in keep if st.on_table(c)]
-    if keep:
-        st.turn_info.just_damaged = keep
-    else:
-        st.turn_info.clear("just_damaged")
+    st.turn_info.put("just_damaged", keep)
     if not st.turn_info.dying:
         st.turn_info.clear("struck_dying")
 

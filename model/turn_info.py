@@ -75,6 +75,14 @@ class TurnInfo:
             value = own[name] = _CONTAINERS[name]()
         return value
 
+    def put(self, name: str, items: list[Any]) -> None:
+        """The list field `name` set to (a copy of) `items`, or back to its default when `items` is
+        empty: a list is never left set and empty, so `==` never compares () with []."""
+        if items:
+            self.__dict__[name] = list(items)
+        else:
+            self.__dict__.pop(name, None)
+
     def clear(self, name: str) -> None:
         """The field back to its default (an emptied list or mapping, a flag taken back): nothing
         left for a copy to copy."""
@@ -93,4 +101,4 @@ class TurnInfo:
 _EMPTY = {list: (), dict: MappingProxyType({})}
 for _name, _kind in _CONTAINERS.items():
     setattr(TurnInfo, _name, _EMPTY[_kind])        # read when not set: never created by a read
-# a list is never left set and empty (`clear` instead), so `==` never compares () with []
+# a list is never left set and empty (`put`, `clear`), so `==` never compares () with []
